@@ -1,0 +1,14 @@
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from labeler.roles import user_roles
+from taxonomy.selectors import codebook_list
+
+
+@require_GET
+def home(request):
+    return render(
+        request,
+        "home.html",
+        {"codebooks": codebook_list(), "roles": sorted(r.value for r in user_roles(request.user))},
+    )

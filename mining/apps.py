@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MiningConfig(AppConfig):
+    name = "mining"
+    verbose_name = "Mined bug reports"

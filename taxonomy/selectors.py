@@ -1,0 +1,65 @@
+"""Reads of codebooks."""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Prefetch, QuerySet
+
+from taxonomy.models import Category, Codebook, Dimension
+
+
+def codebook_list() -> QuerySet[Codebook]:
+    return Codebook.objects.prefetch_related("dimensions").order_by("key", "-updated_at")
+
+
+def codebook_with_tree(*, key: str, version: str) -> Codebook:
+    """One codebook with its dimensions and categories loaded in three queries."""
+    categories = Category.objects.order_by("position")
+    dimensions = Dimension.objects.order_by("position").prefetch_related(
+        Prefetch("categories", queryset=categories)
+    )
+    return Codebook.objects.prefetch_related(Prefetch("dimensions", queryset=dimensions)).get(
+        key=key, version=version
+    )
+
+
+@dataclass
+class CategoryNode:
+    category: Category
+    children: list["CategoryNode"] = field(default_factory=list)
+    matches: bool = True
+
+
+def category_tree(dimension: Dimension, query: str = "") -> list[CategoryNode]:
+    """The dimension's categories as a tree; with `query`, only branches that mention it."""
+    nodes = {c.pk: CategoryNode(c) for c in dimension.categories.all()}
+    roots: list[CategoryNode] = []
+    for node in nodes.values():
+        parent_id = node.category.parent_id
+        (nodes[parent_id].children if parent_id in nodes else roots).append(node)
+    if query:
+        needle = query.casefold()
+
+        def mentions(category: Category) -> bool:
+            haystack = " ".join(
+                [
+                    category.key,
+                    category.name,
+                    category.definition,
+                    category.include,
+                    category.exclude,
+                    *category.examples,
+                ]
+            )
+            return needle in haystack.casefold()
+
+        def prune(branch: list[CategoryNode]) -> list[CategoryNode]:
+            kept = []
+            for node in branch:
+                node.children = prune(node.children)
+                node.matches = mentions(node.category)
+                if node.matches or node.children:
+                    kept.append(node)
+            return kept
+
+        roots = prune(roots)
+    return roots

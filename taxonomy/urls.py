@@ -1,0 +1,10 @@
+from django.urls import path
+
+from taxonomy import views
+
+app_name = "taxonomy"
+
+urlpatterns = [
+    path("", views.codebook_index, name="codebook-list"),
+    path("<slug:key>/<str:version>/", views.codebook_detail, name="codebook-detail"),
+]

@@ -1,0 +1,103 @@
+"""Shared fixtures: users with roles, API clients, and a real headless Chromium."""
+
+import os
+import shutil
+
+import pytest
+from rest_framework.test import APIClient
+
+from labeler.roles import Role, user_grant_role
+from tests.labeler.factories import TEST_PASSWORD, UserFactory
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture
+def make_user(db):
+    def make(role: Role | None = None, **fields):
+        user = UserFactory(**fields)
+        if role is not None:
+            user_grant_role(user=user, role=role)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def annotator(make_user):
+    return make_user(Role.ANNOTATOR, username="ann")
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user(Role.LEAD, username="lead")
+
+
+@pytest.fixture
+def researcher(make_user):
+    return make_user(Role.RESEARCHER, username="res")
+
+
+@pytest.fixture
+def admin_user(make_user):
+    return make_user(Role.ADMIN, username="admin")
+
+
+@pytest.fixture
+def api_client():
+    return APIClient()
+
+
+@pytest.fixture
+def api_as(api_client):
+    def login(user):
+        api_client.force_authenticate(user=user)
+        return api_client
+
+    return login
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test`, which installs it")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(base_url=live_server.url)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def sign_in(page):
+    def do(user, password=TEST_PASSWORD):
+        page.goto("/accounts/login/")
+        page.fill("#id_username", user.username)
+        page.fill("#id_password", password)
+        page.click("button[type=submit]")
+        page.wait_for_selector("[data-testid=username]")
+        return page
+
+    return do
