@@ -16,6 +16,8 @@ api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),
+    path("", include("mining.api_urls")),
+    path("", include("labeler.study_api_urls")),
 ]
 
 urlpatterns = [
@@ -27,6 +29,8 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("codebooks/", include("taxonomy.urls")),
+    path("", include("mining.urls")),
+    path("", include("labeler.study_urls")),
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
 ]

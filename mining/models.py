@@ -43,6 +43,13 @@ class BugReport(models.Model):
     reactions = models.JSONField(default=dict, blank=True)
     html_url = models.URLField(max_length=500, blank=True)
     raw = models.JSONField(default=dict, blank=True, help_text="The payload as GitHub sent it.")
+    # Candidate flags, recomputed on every import from the repository's label and keyword rules;
+    # candidate_rules records which rule matched, e.g. {"performance": ["label:type:performance"]}.
+    is_performance_candidate = models.BooleanField(default=False, db_index=True)
+    is_accuracy_candidate = models.BooleanField(default=False, db_index=True)
+    is_non_bug = models.BooleanField(default=False, db_index=True)
+    candidate_rules = models.JSONField(default=dict, blank=True)
+    has_fix = models.BooleanField(default=False, db_index=True)
     is_stub = models.BooleanField(
         default=False, help_text="Created from a labels file; filled in by the next import."
     )

@@ -1,0 +1,3 @@
+"""API endpoints of studies and labelling, mounted under /api/."""
+
+urlpatterns: list = []

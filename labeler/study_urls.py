@@ -1,0 +1,5 @@
+"""Pages of studies: setup, labelling, progress."""
+
+app_name = "studies"
+
+urlpatterns: list = []

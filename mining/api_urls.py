@@ -1,0 +1,3 @@
+"""API endpoints of the mining app, mounted under /api/."""
+
+urlpatterns: list = []
