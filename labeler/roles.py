@@ -48,7 +48,8 @@ def sync_role_groups(**_kwargs) -> None:
 def user_roles(user) -> set[Role]:
     if not user.is_authenticated:
         return set()
-    roles = {Role(name) for name in user.groups.values_list("name", flat=True) if name in Role}
+    names = set(user.groups.values_list("name", flat=True)) & {role.value for role in Role}
+    roles = {Role(name) for name in names}
     if user.is_superuser:
         roles.add(Role.ADMIN)
     return roles

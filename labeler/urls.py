@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
@@ -14,7 +15,6 @@ router.register("codebooks", CodebookViewSet, basename="codebook")
 api_patterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),
     path("", include("mining.api_urls")),
     path("", include("labeler.study_api_urls")),
@@ -32,5 +32,10 @@ urlpatterns = [
     path("", include("mining.urls")),
     path("", include("labeler.study_urls")),
     path("admin/", admin.site.urls),
+    path(
+        "docs/api/",
+        login_required(SpectacularSwaggerView.as_view(url_name="api-schema")),
+        name="api-docs",
+    ),
     path("api/", include(api_patterns)),
 ]

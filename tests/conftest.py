@@ -61,6 +61,9 @@ def api_as(api_client):
 def browser():
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API keeps an event loop on this thread; the ORM calls the tests make
+    # alongside it are still synchronous.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test`, which installs it")
     with sync_playwright() as playwright:

@@ -7,6 +7,8 @@ os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 
 from labeler.settings import *  # noqa: F403
 
+# Serve static files through the finders: the tests never run collectstatic.
+WHITENOISE_AUTOREFRESH = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Unit tests run tasks in-process; the integration tests start a real worker on the broker.
 CELERY_TASK_ALWAYS_EAGER = True
