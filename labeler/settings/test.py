@@ -2,15 +2,24 @@
 
 import os
 
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/labeler")
-os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+import dj_database_url
 
 from labeler.settings import *  # noqa: F403
+
+# The base module was imported (as this module's package) before anything here ran, so the
+# database and broker are set again from the environment, with the local services as defaults.
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/labeler"
+    )
+}
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "redis://127.0.0.1:6379/15"
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# Unit tests run tasks in-process; the integration tests start a real worker on the broker.
+CELERY_TASK_ALWAYS_EAGER = True
 
 # Serve static files through the finders: the tests never run collectstatic.
 WHITENOISE_AUTOREFRESH = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Unit tests run tasks in-process; the integration tests start a real worker on the broker.
-CELERY_TASK_ALWAYS_EAGER = True
 GITHUB_API_URL = "http://127.0.0.1:1"
 GITHUB_TOKENS = []
