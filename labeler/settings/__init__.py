@@ -161,6 +161,25 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_TOKENS = env_list("GITHUB_TOKENS") or env_list("GITHUB_TOKEN")
 
+# ---- Mining (GitHub import) — owned by the mining app -------------------------------------
+# PyGithub spaces requests per client (GitHub asks for one request at a time); 0 disables it,
+# as the tests and the benchmark do against the local fake server.
+GITHUB_SECONDS_BETWEEN_REQUESTS = float(os.environ.get("GITHUB_SECONDS_BETWEEN_REQUESTS", "0.25"))
+GITHUB_SECONDS_BETWEEN_WRITES = float(os.environ.get("GITHUB_SECONDS_BETWEEN_WRITES", "1.0"))
+GITHUB_TIMEOUT_SECONDS = int(os.environ.get("GITHUB_TIMEOUT_SECONDS", "30"))
+# Rate-limit waits up to this long sleep in the worker; longer ones reschedule the task.
+GITHUB_INLINE_WAIT_SECONDS = int(os.environ.get("GITHUB_INLINE_WAIT_SECONDS", "60"))
+# 5xx answers: retries (with exponential backoff from GITHUB_RETRY_BACKOFF_SECONDS) per request.
+GITHUB_SERVER_ERROR_RETRIES = int(os.environ.get("GITHUB_SERVER_ERROR_RETRIES", "5"))
+GITHUB_RETRY_BACKOFF_SECONDS = float(os.environ.get("GITHUB_RETRY_BACKOFF_SECONDS", "2"))
+GITHUB_GRAPHQL_PAGE_SIZE = int(os.environ.get("GITHUB_GRAPHQL_PAGE_SIZE", "100"))
+# Per-file patches (REST only, one request per commit): "candidates", "all" or "none".
+MINING_FETCH_PATCHES = os.environ.get("MINING_FETCH_PATCHES", "candidates")
+MINING_PATCH_MAX_CHARS = int(os.environ.get("MINING_PATCH_MAX_CHARS", "20000"))
+MINING_FILE_PAGE_SIZE = 500
+MINING_IMPORT_TIME_LIMIT_SECONDS = int(os.environ.get("MINING_IMPORT_TIME_LIMIT_SECONDS", "21600"))
+# ---- end of mining block -------------------------------------------------------------------
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

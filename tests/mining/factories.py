@@ -2,7 +2,7 @@ import datetime as dt
 
 import factory
 
-from mining.models import BugReport, Comment, Repository
+from mining.models import BugReport, Comment, Commit, FixLink, ImportJob, PullRequest, Repository
 
 
 class RepositoryFactory(factory.django.DjangoModelFactory):
@@ -44,3 +44,59 @@ class CommentFactory(factory.django.DjangoModelFactory):
     author_login = "maintainer"
     body = "Thanks, I can reproduce this."
     created_at = factory.LazyFunction(lambda: dt.datetime(2021, 1, 6, 12, tzinfo=dt.UTC))
+
+
+class CommitFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Commit
+
+    repository = factory.SubFactory(RepositoryFactory)
+    sha = factory.Sequence(lambda n: f"{n:040x}")
+    message = "Fix the slowdown"
+    additions = 10
+    deletions = 2
+    files = factory.LazyFunction(
+        lambda: [
+            {
+                "filename": "a.py",
+                "status": "modified",
+                "additions": 10,
+                "deletions": 2,
+                "patch": "@@ -1 +1 @@\n-a\n+b",
+                "patch_truncated": False,
+            }
+        ]
+    )
+    files_fetched = True
+
+
+class PullRequestFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = PullRequest
+
+    repository = factory.SubFactory(RepositoryFactory)
+    number = factory.Sequence(lambda n: 5000 + n)
+    title = "Faster conv"
+    state = PullRequest.State.MERGED
+    merged = True
+
+
+class FixLinkFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = FixLink
+
+    report = factory.SubFactory(BugReportFactory)
+    commit = factory.SubFactory(
+        CommitFactory, repository=factory.SelfAttribute("..report.repository")
+    )
+    target = factory.LazyAttribute(lambda link: f"commit:{link.commit.sha}")
+    evidence = FixLink.Evidence.CLOSED_BY_COMMIT
+    strength = FixLink.Strength.STRONG
+
+
+class ImportJobFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ImportJob
+
+    repository = factory.SubFactory(RepositoryFactory)
+    status = ImportJob.Status.DONE

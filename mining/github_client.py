@@ -1,0 +1,475 @@
+"""The one module that talks to GitHub through PyGithub.
+
+It owns the GraphQL queries, the transport (PyGithub's Requester: REST GETs with ETags and
+GraphQL POSTs), the token pool and the rate-limit policy:
+
+- Every response's x-ratelimit-* headers (and GraphQL's rateLimit) update a per-token budget
+  shared by all workers (in Redis when the broker is Redis), and requests on one token are
+  serialised across workers by a lock, so workers sharing a token cannot overrun it together.
+- A primary limit (403/429 with remaining 0, or GraphQL's RATE_LIMITED) or a secondary one
+  (403/429 with Retry-After or a rate-limit message) parks that token until its reset; the
+  next token with budget takes over. When none has budget, a short wait is slept here and a
+  long one raises RateLimitedError so the job can pause and be rescheduled after the reset.
+- 5xx answers and connection errors are retried with exponential backoff, then fail.
+
+PyGithub's own GithubRetry is switched off (retry=None): it sleeps inside urllib3 where the
+job cannot record the wait, and does not retry a 429 without Retry-After.
+"""
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+from github import Auth, Github, GithubException, UnknownObjectException
+
+ISSUES_QUERY = """
+query IssuesPage(
+  $owner: String!, $name: String!, $first: Int!, $after: String,
+  $since: DateTime, $states: [IssueState!]
+) {
+  rateLimit { cost limit remaining resetAt }
+  repository(owner: $owner, name: $name) {
+    databaseId
+    nameWithOwner
+    url
+    defaultBranchRef { name }
+    issues(
+      first: $first, after: $after,
+      orderBy: {field: UPDATED_AT, direction: ASC},
+      filterBy: {since: $since, states: $states}
+    ) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      nodes {
+        id
+        databaseId
+        number
+        title
+        body
+        state
+        stateReason
+        url
+        createdAt
+        updatedAt
+        closedAt
+        author { login }
+        milestone { title }
+        labels(first: 50) { nodes { name } }
+        reactionGroups { content reactors { totalCount } }
+        comments(first: 50) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
+          nodes { ...CommentFields }
+        }
+        closedByPullRequestsReferences(first: 10, includeClosedPrs: true) {
+          nodes { ...PullRequestFields }
+        }
+        timelineItems(
+          first: 50, itemTypes: [CLOSED_EVENT, CROSS_REFERENCED_EVENT, REFERENCED_EVENT]
+        ) {
+          nodes {
+            __typename
+            ... on ClosedEvent {
+              closer {
+                __typename
+                ... on Commit { ...CommitFields }
+                ... on PullRequest { ...PullRequestFields }
+              }
+            }
+            ... on CrossReferencedEvent {
+              willCloseTarget
+              source { __typename ... on PullRequest { ...PullRequestFields } }
+            }
+            ... on ReferencedEvent {
+              commitRepository { nameWithOwner }
+              commit { ...CommitFields }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+fragment CommentFields on IssueComment {
+  databaseId
+  author { login }
+  body
+  createdAt
+  updatedAt
+}
+
+fragment CommitFields on Commit {
+  oid
+  message
+  url
+  authoredDate
+  additions
+  deletions
+  changedFilesIfAvailable
+  author { name user { login } }
+}
+
+fragment PullRequestFields on PullRequest {
+  databaseId
+  number
+  title
+  body
+  state
+  merged
+  url
+  additions
+  deletions
+  repository { nameWithOwner }
+  mergeCommit { oid }
+  labels(first: 20) { nodes { name } }
+}
+"""
+
+COMMENTS_FIELDS = """
+fragment MoreComments on Issue {
+  number
+  comments(first: 100, after: $after{i}) {
+    pageInfo { hasNextPage endCursor }
+    nodes { databaseId author { login } body createdAt updatedAt }
+  }
+}
+"""
+
+
+def more_comments_query(count: int) -> str:
+    """One query for the next comment page of `count` issues, by node id and cursor."""
+    params = ", ".join(f"$id{i}: ID!, $after{i}: String" for i in range(count))
+    selections = "\n".join(
+        f"  issue{i}: node(id: $id{i}) {{ ... on Issue {{ ...MoreComments{i} }} }}"
+        for i in range(count)
+    )
+    fragments = "".join(
+        COMMENTS_FIELDS.replace("MoreComments", f"MoreComments{i}").replace("{i}", str(i))
+        for i in range(count)
+    )
+    head = f"query MoreComments({params}) {{\n  rateLimit {{ cost remaining resetAt }}\n"
+    return f"{head}{selections}\n}}\n{fragments}"
+
+
+class GitHubError(Exception):
+    """A failure the job records as its reason; `status` is the HTTP status if any."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class NotFoundError(GitHubError):
+    pass
+
+
+class BadCredentialsError(GitHubError):
+    pass
+
+
+class ServerError(GitHubError):
+    pass
+
+
+class RateLimitedError(Exception):
+    """Every token is out of budget until `resume_at`."""
+
+    def __init__(self, resume_at: dt.datetime):
+        super().__init__(f"rate limited until {resume_at.isoformat()}")
+        self.resume_at = resume_at
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]
+    data: Any  # None for a 304
+
+    @property
+    def next_url(self) -> str | None:
+        for part in (self.headers.get("link") or "").split(","):
+            url, _, rel = part.partition(";")
+            if 'rel="next"' in rel:
+                return url.strip().strip("<>")
+        return None
+
+
+# ---- the shared token budget ----------------------------------------------------------------
+
+
+class TokenBudget:
+    """Remaining requests and reset time per token, shared by every worker via Redis.
+
+    Keys are derived from a hash of the API URL and token, never the token itself. Without a
+    Redis URL (the in-process eager mode), the budget lives in this process.
+    """
+
+    _local: dict[str, dict] = {}
+    _local_lock = threading.Lock()
+
+    def __init__(self, redis_url: str | None, lock_timeout: float):
+        self._redis = None
+        if redis_url and redis_url.startswith(("redis://", "rediss://", "unix://")):
+            import redis
+
+            self._redis = redis.Redis.from_url(redis_url)
+        self._lock_timeout = lock_timeout
+
+    @staticmethod
+    def key(api_url: str, token: str) -> str:
+        digest = hashlib.sha256(f"{api_url}\n{token}".encode()).hexdigest()[:16]
+        return f"mining:github-token:{digest}"
+
+    def get(self, key: str) -> tuple[int | None, float]:
+        if self._redis is None:
+            state = self._local.get(key, {})
+            return state.get("remaining"), state.get("reset", 0.0)
+        remaining, reset = self._redis.hmget(key, "remaining", "reset")
+        return (int(remaining) if remaining is not None else None), float(reset or 0)
+
+    def set(self, key: str, remaining: int | None, reset: float) -> None:
+        if self._redis is None:
+            with self._local_lock:
+                self._local[key] = {"remaining": remaining, "reset": reset}
+            return
+        mapping = {"reset": reset}
+        if remaining is not None:
+            mapping["remaining"] = remaining
+        self._redis.hset(key, mapping=mapping)
+        self._redis.expire(key, 3 * 3600)
+
+    @contextlib.contextmanager
+    def serialised(self, key: str) -> Iterator[None]:
+        """One request at a time per token, across workers (as GitHub asks)."""
+        if self._redis is None:
+            yield
+            return
+        lock = self._redis.lock(f"{key}:lock", timeout=self._lock_timeout, blocking_timeout=None)
+        with lock:
+            yield
+
+
+# ---- the client -----------------------------------------------------------------------------
+
+
+class GitHubClient:
+    """REST and GraphQL calls with token rotation, rate-limit handling and accounting."""
+
+    def __init__(
+        self,
+        *,
+        api_url: str,
+        tokens: list[str],
+        budget: TokenBudget,
+        timeout: int = 30,
+        seconds_between_requests: float = 0.25,
+        seconds_between_writes: float = 1.0,
+        inline_wait_seconds: float = 60,
+        server_error_retries: int = 5,
+        retry_backoff_seconds: float = 2,
+        on_wait: Callable[[dt.datetime], None] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.api_url = api_url.rstrip("/")
+        self._tokens = tokens or [""]
+        self._keys = [TokenBudget.key(self.api_url, t) for t in self._tokens]
+        self._clients = [
+            Github(
+                auth=Auth.Token(token) if token else None,
+                base_url=self.api_url,
+                per_page=100,
+                retry=None,
+                timeout=timeout,
+                user_agent="bug-labeler-mining",
+                seconds_between_requests=seconds_between_requests or None,
+                seconds_between_writes=seconds_between_writes or None,
+            )
+            for token in self._tokens
+        ]
+        self._budget = budget
+        self._inline_wait = inline_wait_seconds
+        self._retries = server_error_retries
+        self._backoff = retry_backoff_seconds
+        self._on_wait = on_wait
+        self._sleep = sleep
+        self.requests = 0
+        self.rate_limit_waits = 0
+        self.rate_limit_remaining: int | None = None
+        self.rate_limit_reset_at: dt.datetime | None = None
+        self.token_index = 0
+
+    def close(self) -> None:
+        for client in self._clients:
+            client.close()
+
+    # -- public calls --
+
+    def rest_get(self, url: str, *, params: dict | None = None, etag: str = "") -> Response:
+        """GET an API path or URL; a 304 (answered from the ETag) costs no quota."""
+        headers = {"Accept": "application/vnd.github+json"}
+        if etag:
+            headers["If-None-Match"] = etag
+
+        def call(requester):
+            status, response_headers, body = requester.requestJson("GET", url, params, headers)
+            return status, response_headers, body
+
+        status, response_headers, body = self._send(call)
+        data = None if status == 304 or not body else _json(body, url)
+        return Response(status, response_headers, data)
+
+    def rest_pages(self, path: str, *, params: dict, etag: str = "") -> Iterator[Response]:
+        """Each page of a REST listing, following the Link header."""
+        response = self.rest_get(path, params=params, etag=etag)
+        yield response
+        while response.data is not None and response.next_url:
+            response = self.rest_get(response.next_url)
+            yield response
+
+    def graphql(self, query: str, variables: dict) -> dict:
+        def call(requester):
+            try:
+                headers, data = requester.graphql_query(query, variables)
+            except UnknownObjectException:
+                raise
+            except GithubException as exc:
+                if exc.status == 400 and isinstance(exc.data, dict) and "errors" in exc.data:
+                    return 200, exc.headers or {}, exc.data
+                raise
+            return 200, headers, data
+
+        _, _, data = self._send(call)
+        if data.get("errors"):
+            raise GitHubError("GitHub GraphQL error: " + _error_messages(data["errors"]))
+        rate = (data.get("data") or {}).get("rateLimit")
+        if rate and rate.get("remaining") is not None:
+            self.rate_limit_remaining = rate["remaining"]
+        return data["data"]
+
+    # -- the policy --
+
+    def _choose_token(self) -> int:
+        """The first token, from the current one on, with budget; else wait or raise."""
+        now = time.time()
+        earliest = None
+        for offset in range(len(self._tokens)):
+            index = (self.token_index + offset) % len(self._tokens)
+            remaining, reset = self._budget.get(self._keys[index])
+            if remaining is None or remaining > 0 or reset <= now:
+                return index
+            earliest = reset if earliest is None else min(earliest, reset)
+        self._wait_until(earliest)
+        return self.token_index
+
+    def _wait_until(self, reset: float) -> None:
+        resume_at = dt.datetime.fromtimestamp(reset, dt.UTC)
+        self.rate_limit_reset_at = resume_at
+        wait = max(reset - time.time(), 0)
+        self.rate_limit_waits += 1
+        if wait > self._inline_wait:
+            raise RateLimitedError(resume_at)
+        if self._on_wait:
+            self._on_wait(resume_at)
+        self._sleep(wait)
+
+    def _send(self, call):
+        server_errors = 0
+        secondary_waits = 0
+        while True:
+            index = self._choose_token()
+            self.token_index = index
+            key = self._keys[index]
+            requester = self._clients[index].requester
+            try:
+                with self._budget.serialised(key):
+                    self.requests += 1
+                    status, headers, body = call(requester)
+            except UnknownObjectException as exc:
+                raise NotFoundError("Not found on GitHub (404)", status=404) from exc
+            except GithubException as exc:
+                status, headers, body = exc.status, exc.headers or {}, json.dumps(exc.data or {})
+            except requests.RequestException as exc:
+                status, headers, body = 599, {}, json.dumps({"message": type(exc).__name__})
+            headers = {k.lower(): v for k, v in (headers or {}).items()}
+            self._record_budget(key, headers)
+
+            limited_until = self._rate_limited_until(status, headers, body, secondary_waits)
+            if limited_until is not None:
+                secondary_waits += 1
+                self._budget.set(key, 0, limited_until)
+                self.token_index = (index + 1) % len(self._tokens)
+                continue
+            if status >= 500:
+                server_errors += 1
+                if server_errors > self._retries:
+                    raise ServerError(
+                        f"GitHub answered {status} {server_errors} times in a row", status=status
+                    )
+                self._sleep(self._backoff * 2 ** (server_errors - 1))
+                continue
+            if status == 401:
+                raise BadCredentialsError(
+                    f"GitHub rejected token #{index} (401 Bad credentials)", status=401
+                )
+            if status in (404, 410):
+                raise NotFoundError(f"Not found on GitHub ({status})", status=status)
+            if status >= 400:
+                raise GitHubError(f"GitHub answered {status}: {_message(body)}", status=status)
+            return status, headers, body
+
+    def _record_budget(self, key: str, headers: dict) -> None:
+        remaining = headers.get("x-ratelimit-remaining")
+        reset = headers.get("x-ratelimit-reset")
+        if remaining is None or reset is None:
+            return
+        self.rate_limit_remaining = int(float(remaining))
+        self.rate_limit_reset_at = dt.datetime.fromtimestamp(int(float(reset)), dt.UTC)
+        self._budget.set(key, int(float(remaining)), float(reset))
+
+    @staticmethod
+    def _rate_limited_until(status: int, headers: dict, body: str, waits: int) -> float | None:
+        """The epoch second to wait for, if this answer is a primary or secondary limit."""
+        now = time.time()
+        if status == 200:
+            errors = body.get("errors") if isinstance(body, dict) else None
+            if not errors or not any(e.get("type") == "RATE_LIMITED" for e in errors):
+                return None
+            return float(headers.get("x-ratelimit-reset") or now + 60)
+        if status not in (403, 429):
+            return None
+        if "retry-after" in headers:
+            return now + float(headers["retry-after"])
+        if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
+            return float(headers["x-ratelimit-reset"]) + 1
+        if status == 429 or "rate limit" in _message(body).lower():
+            return now + 60 * 2 ** min(waits, 4)
+        return None
+
+
+def _json(body: str, url: str) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise GitHubError(f"GitHub sent a malformed JSON answer for {url}") from exc
+
+
+def _message(body: str | dict) -> str:
+    if isinstance(body, dict):
+        return str(body.get("message", ""))[:200]
+    try:
+        data = json.loads(body)
+    except (TypeError, ValueError):
+        return str(body)[:200]
+    return str(data.get("message", ""))[:200] if isinstance(data, dict) else ""
+
+
+def _error_messages(errors: list) -> str:
+    return "; ".join(str(e.get("message", e))[:200] for e in errors[:3])

@@ -1,0 +1,440 @@
+"""GitHub payloads (REST, GraphQL, offline files) turned into plain, validated records.
+
+Every source ends here, so the writer (mining/services.py) sees one shape. Text loses NUL
+characters (PostgreSQL cannot store them); datetimes must carry a timezone. A payload that
+does not fit raises MalformedPayload naming the field, and the caller skips the whole item.
+Plain Python, no Django.
+"""
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from mining.linking import PullRequestInfo, TimelineEvent
+
+
+class MalformedPayloadError(ValueError):
+    """A GitHub object lacks a field or has one of the wrong type."""
+
+
+@dataclass
+class CommentRecord:
+    github_id: int
+    author_login: str
+    body: str
+    created_at: dt.datetime
+    updated_at: dt.datetime | None
+
+
+@dataclass
+class CommitRecord:
+    sha: str
+    message: str
+    author_login: str = ""
+    author_name: str = ""
+    authored_at: dt.datetime | None = None
+    additions: int | None = None
+    deletions: int | None = None
+    changed_files: int | None = None
+    html_url: str = ""
+    files: list[dict] | None = None  # None: not fetched; else capped per-file patches
+
+
+@dataclass
+class PullRequestRecord:
+    number: int
+    github_id: int | None = None
+    title: str = ""
+    body: str = ""
+    state: str = "open"
+    merged: bool = False
+    merge_commit_sha: str = ""
+    labels: list[str] = field(default_factory=list)
+    additions: int | None = None
+    deletions: int | None = None
+    html_url: str = ""
+
+    def info(self) -> PullRequestInfo:
+        return PullRequestInfo(
+            number=self.number,
+            body=self.body,
+            merged=self.merged,
+            merge_commit_sha=self.merge_commit_sha,
+            labels=tuple(self.labels),
+        )
+
+
+@dataclass
+class ReportRecord:
+    number: int
+    github_id: int | None
+    node_id: str
+    title: str
+    body: str
+    state: str
+    state_reason: str
+    author_login: str
+    labels: list[str]
+    milestone: str
+    created_at: dt.datetime
+    updated_at: dt.datetime | None
+    closed_at: dt.datetime | None
+    comment_count: int
+    reactions: dict
+    html_url: str
+    raw: dict
+    comments: list[CommentRecord] = field(default_factory=list)
+    comments_complete: bool = True
+    closing_pull_requests: list[int] = field(default_factory=list)
+    events: list[TimelineEvent] = field(default_factory=list)
+    links_complete: bool = True
+
+
+@dataclass
+class Page:
+    """What one page of an import brings; the writer stores it in one transaction."""
+
+    reports: list[ReportRecord] = field(default_factory=list)
+    pull_requests: list[PullRequestRecord] = field(default_factory=list)
+    commits: list[CommitRecord] = field(default_factory=list)
+    pull_requests_skipped: int = 0
+    skipped: list[dict] = field(default_factory=list)  # {"item": ..., "reason": ...}
+
+
+def clean_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise MalformedPayloadError(f"expected text, got {type(value).__name__}")
+    return value.replace("\x00", "")
+
+
+def clean_json(value: Any) -> Any:
+    """The payload without NUL characters anywhere (PostgreSQL jsonb rejects \\u0000)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list):
+        return [clean_json(item) for item in value]
+    if isinstance(value, dict):
+        return {clean_json(key): clean_json(item) for key, item in value.items()}
+    return value
+
+
+def _field(obj: Any, name: str, kinds: type | tuple, *, required: bool = True) -> Any:
+    if not isinstance(obj, dict):
+        raise MalformedPayloadError(f"expected an object, got {type(obj).__name__}")
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise MalformedPayloadError(f"{name}: missing")
+        return None
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise MalformedPayloadError(f"{name}: expected {kinds}, got bool")
+    if not isinstance(value, kinds):
+        raise MalformedPayloadError(f"{name}: expected {kinds}, got {type(value).__name__}")
+    return value
+
+
+def parse_time(value: Any, name: str, *, required: bool = True) -> dt.datetime | None:
+    if value is None:
+        if required:
+            raise MalformedPayloadError(f"{name}: missing")
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except (TypeError, ValueError) as exc:
+        raise MalformedPayloadError(f"{name}: not an ISO 8601 datetime: {value!r}") from exc
+    if parsed.tzinfo is None:
+        raise MalformedPayloadError(f"{name}: datetime without timezone: {value!r}")
+    return parsed
+
+
+def _login(actor: Any) -> str:
+    """The login of a user object; deleted users come as null (REST) or a ghost."""
+    if not isinstance(actor, dict):
+        return ""
+    return clean_text(actor.get("login"))[:100]
+
+
+def cap_patch(patch: str | None, limit: int) -> tuple[str, bool]:
+    text = clean_text(patch)
+    if len(text) <= limit:
+        return text, False
+    return text[:limit], True
+
+
+def _files(files: list, patch_limit: int) -> list[dict]:
+    result = []
+    for item in files:
+        patch, truncated = cap_patch(item.get("patch"), patch_limit)
+        result.append(
+            {
+                "filename": clean_text(item.get("filename")),
+                "status": clean_text(item.get("status")),
+                "additions": int(item.get("additions") or 0),
+                "deletions": int(item.get("deletions") or 0),
+                "patch": patch,
+                "patch_truncated": truncated,
+            }
+        )
+    return result
+
+
+# ---- REST ---------------------------------------------------------------------------------
+
+
+def is_rest_pull_request(issue: dict) -> bool:
+    return isinstance(issue, dict) and "pull_request" in issue
+
+
+def comment_from_rest(data: dict) -> CommentRecord:
+    return CommentRecord(
+        github_id=_field(data, "id", int),
+        author_login=_login(data.get("user")),
+        body=clean_text(data.get("body")),
+        created_at=parse_time(data.get("created_at"), "created_at"),
+        updated_at=parse_time(data.get("updated_at"), "updated_at", required=False),
+    )
+
+
+def commit_from_rest(data: dict, *, patch_limit: int) -> CommitRecord:
+    detail = _field(data, "commit", dict)
+    author = detail.get("author") or {}
+    stats = data.get("stats") or {}
+    files = data.get("files")
+    return CommitRecord(
+        sha=_field(data, "sha", str).lower(),
+        message=clean_text(detail.get("message")),
+        author_login=_login(data.get("author")),
+        author_name=clean_text(author.get("name"))[:255],
+        authored_at=parse_time(author.get("date"), "commit.author.date", required=False),
+        additions=stats.get("additions"),
+        deletions=stats.get("deletions"),
+        changed_files=len(files) if isinstance(files, list) else None,
+        html_url=clean_text(data.get("html_url")),
+        files=_files(files, patch_limit) if isinstance(files, list) else None,
+    )
+
+
+def pull_request_from_rest_issue(issue: dict) -> PullRequestRecord:
+    """A PR as the issue listing shows it (no merge commit: that takes another request)."""
+    pr = issue.get("pull_request") or {}
+    merged = bool(pr.get("merged_at"))
+    state = "merged" if merged else clean_text(issue.get("state")) or "open"
+    return PullRequestRecord(
+        number=_field(issue, "number", int),
+        github_id=issue.get("id"),
+        title=clean_text(issue.get("title")),
+        body=clean_text(issue.get("body")),
+        state=state,
+        merged=merged,
+        labels=[clean_text(label.get("name")) for label in issue.get("labels") or []],
+        html_url=clean_text(issue.get("html_url")),
+    )
+
+
+def event_from_rest(event: dict, *, repo_full_name: str) -> tuple[TimelineEvent | None, Any]:
+    """A REST issue event or timeline item, and the cross-referencing PR (REST issue) if any."""
+    kind = event.get("event")
+    sha = clean_text(event.get("commit_id")).lower()
+    if kind == "closed":
+        return TimelineEvent("closed", commit_sha=sha), None
+    if kind == "referenced" and sha:
+        return TimelineEvent("referenced", commit_sha=sha), None
+    if kind == "cross-referenced":
+        source = (event.get("source") or {}).get("issue") or {}
+        repository = (source.get("repository") or {}).get("full_name", repo_full_name)
+        if is_rest_pull_request(source) and repository.lower() == repo_full_name.lower():
+            return TimelineEvent("cross_referenced", pull_request=source.get("number")), source
+    return None, None
+
+
+def report_from_rest(issue: dict) -> ReportRecord:
+    labels = _field(issue, "labels", list, required=False) or []
+    milestone = issue.get("milestone") or {}
+    reactions = issue.get("reactions") or {}
+    return ReportRecord(
+        number=_field(issue, "number", int),
+        github_id=_field(issue, "id", int, required=False),
+        node_id=clean_text(issue.get("node_id"))[:100],
+        title=clean_text(_field(issue, "title", str)),
+        body=clean_text(issue.get("body")),
+        state=_state(_field(issue, "state", str)),
+        state_reason=clean_text(issue.get("state_reason"))[:30],
+        author_login=_login(issue.get("user")),
+        labels=[
+            clean_text(label.get("name") if isinstance(label, dict) else label) for label in labels
+        ],
+        milestone=clean_text(milestone.get("title"))[:255] if isinstance(milestone, dict) else "",
+        created_at=parse_time(issue.get("created_at"), "created_at"),
+        updated_at=parse_time(issue.get("updated_at"), "updated_at", required=False),
+        closed_at=parse_time(issue.get("closed_at"), "closed_at", required=False),
+        comment_count=int(issue.get("comments") or 0),
+        reactions={k: v for k, v in reactions.items() if isinstance(v, int)},
+        html_url=clean_text(issue.get("html_url")),
+        raw=clean_json(
+            {
+                k: v
+                for k, v in issue.items()
+                if k not in {"comments_data", "events_data", "commits_data"}
+            }
+        ),
+    )
+
+
+def _state(value: str) -> str:
+    state = value.lower()
+    if state not in {"open", "closed"}:
+        raise MalformedPayloadError(f"state: expected open or closed, got {value!r}")
+    return state
+
+
+def repository_from_issue_url(url: str) -> str:
+    """ "https://api.github.com/repos/o/r" (any API host) -> "o/r"."""
+    match = re.search(r"/repos/([^/]+)/([^/]+)/?$", url or "")
+    if not match:
+        raise MalformedPayloadError(f"repository_url: not a repository API URL: {url!r}")
+    return f"{match.group(1)}/{match.group(2)}"
+
+
+# ---- GraphQL ------------------------------------------------------------------------------
+
+_REACTIONS = {
+    "THUMBS_UP": "+1",
+    "THUMBS_DOWN": "-1",
+    "LAUGH": "laugh",
+    "HOORAY": "hooray",
+    "CONFUSED": "confused",
+    "HEART": "heart",
+    "ROCKET": "rocket",
+    "EYES": "eyes",
+}
+
+
+def comment_from_graphql(node: dict) -> CommentRecord:
+    return CommentRecord(
+        github_id=_field(node, "databaseId", int),
+        author_login=_login(node.get("author")),
+        body=clean_text(node.get("body")),
+        created_at=parse_time(node.get("createdAt"), "createdAt"),
+        updated_at=parse_time(node.get("updatedAt"), "updatedAt", required=False),
+    )
+
+
+def commit_from_graphql(node: dict) -> CommitRecord:
+    author = node.get("author") or {}
+    return CommitRecord(
+        sha=_field(node, "oid", str).lower(),
+        message=clean_text(node.get("message")),
+        author_login=_login(author.get("user")),
+        author_name=clean_text(author.get("name"))[:255],
+        authored_at=parse_time(node.get("authoredDate"), "authoredDate", required=False),
+        additions=node.get("additions"),
+        deletions=node.get("deletions"),
+        changed_files=node.get("changedFilesIfAvailable"),
+        html_url=clean_text(node.get("url")),
+    )
+
+
+def pull_request_from_graphql(node: dict) -> PullRequestRecord:
+    merge_commit = node.get("mergeCommit") or {}
+    merged = bool(node.get("merged"))
+    state = clean_text(node.get("state")).lower() or "open"
+    return PullRequestRecord(
+        number=_field(node, "number", int),
+        github_id=node.get("databaseId"),
+        title=clean_text(node.get("title")),
+        body=clean_text(node.get("body")),
+        state="merged" if merged else state,
+        merged=merged,
+        merge_commit_sha=clean_text(merge_commit.get("oid")).lower(),
+        labels=[clean_text(n.get("name")) for n in ((node.get("labels") or {}).get("nodes") or [])],
+        additions=node.get("additions"),
+        deletions=node.get("deletions"),
+        html_url=clean_text(node.get("url")),
+    )
+
+
+def _same_repo(node: dict, repo_full_name: str) -> bool:
+    repository = (node.get("repository") or {}).get("nameWithOwner")
+    return repository is None or repository.lower() == repo_full_name.lower()
+
+
+def report_from_graphql(node: dict, *, repo_full_name: str) -> tuple[ReportRecord, Page]:
+    """The report, and the PRs and commits its links point at (in the returned Page)."""
+    related = Page()
+    comments = _field(node, "comments", dict)
+    closing = (node.get("closedByPullRequestsReferences") or {}).get("nodes") or []
+    closing_numbers = []
+    for pr in closing:
+        if pr and _same_repo(pr, repo_full_name):
+            related.pull_requests.append(pull_request_from_graphql(pr))
+            closing_numbers.append(pr["number"])
+    events = []
+    for item in (node.get("timelineItems") or {}).get("nodes") or []:
+        event = _event_from_graphql(item or {}, repo_full_name, related)
+        if event:
+            events.append(event)
+    milestone = node.get("milestone") or {}
+    reactions = {
+        _REACTIONS.get(group.get("content"), str(group.get("content")).lower()): (
+            group.get("reactors") or {}
+        ).get("totalCount", 0)
+        for group in node.get("reactionGroups") or []
+    }
+    comment_nodes = comments.get("nodes") or []
+    raw = {k: v for k, v in node.items() if k not in {"comments", "timelineItems"}}
+    record = ReportRecord(
+        number=_field(node, "number", int),
+        github_id=node.get("databaseId"),
+        node_id=clean_text(node.get("id"))[:100],
+        title=clean_text(_field(node, "title", str)),
+        body=clean_text(node.get("body")),
+        state=_state(_field(node, "state", str)),
+        state_reason=clean_text(node.get("stateReason")).lower()[:30],
+        author_login=_login(node.get("author")),
+        labels=[clean_text(n.get("name")) for n in ((node.get("labels") or {}).get("nodes") or [])],
+        milestone=clean_text(milestone.get("title"))[:255],
+        created_at=parse_time(node.get("createdAt"), "createdAt"),
+        updated_at=parse_time(node.get("updatedAt"), "updatedAt", required=False),
+        closed_at=parse_time(node.get("closedAt"), "closedAt", required=False),
+        comment_count=int(comments.get("totalCount") or len(comment_nodes)),
+        reactions={k: v for k, v in reactions.items() if v},
+        html_url=clean_text(node.get("url")),
+        raw=clean_json(raw),
+        comments=[comment_from_graphql(c) for c in comment_nodes if c],
+        comments_complete=not (comments.get("pageInfo") or {}).get("hasNextPage", False),
+        closing_pull_requests=closing_numbers,
+        events=events,
+    )
+    return record, related
+
+
+def _event_from_graphql(item: dict, repo_full_name: str, related: Page) -> TimelineEvent | None:
+    kind = item.get("__typename")
+    if kind == "ClosedEvent":
+        closer = item.get("closer") or {}
+        if closer.get("__typename") == "Commit" and closer.get("oid"):
+            related.commits.append(commit_from_graphql(closer))
+            return TimelineEvent("closed", commit_sha=closer["oid"].lower())
+        if closer.get("__typename") == "PullRequest" and _same_repo(closer, repo_full_name):
+            related.pull_requests.append(pull_request_from_graphql(closer))
+            return TimelineEvent("closed", pull_request=closer["number"])
+        return TimelineEvent("closed")
+    if kind == "CrossReferencedEvent":
+        source = item.get("source") or {}
+        if source.get("__typename") == "PullRequest" and _same_repo(source, repo_full_name):
+            related.pull_requests.append(pull_request_from_graphql(source))
+            return TimelineEvent(
+                "cross_referenced",
+                pull_request=source["number"],
+                will_close=bool(item.get("willCloseTarget")),
+            )
+    if kind == "ReferencedEvent":
+        commit = item.get("commit") or {}
+        same_repo = (item.get("commitRepository") or {}).get("nameWithOwner", repo_full_name)
+        if commit.get("oid") and same_repo.lower() == repo_full_name.lower():
+            related.commits.append(commit_from_graphql(commit))
+            return TimelineEvent("referenced", commit_sha=commit["oid"].lower())
+    return None

@@ -1,0 +1,66 @@
+"""Reads of the mining app: querysets and read-only lookups."""
+
+import datetime as dt
+
+from django.db.models import Prefetch, QuerySet
+
+from mining import candidates
+from mining.models import BugReport, CandidateRules, Comment, FixLink, ImportJob, Repository
+
+
+def candidate_rules(*, repository: Repository) -> candidates.Rules:
+    rules = CandidateRules.objects.filter(repository=repository).first() or CandidateRules()
+    return candidates.Rules(
+        performance_labels=tuple(rules.performance_labels),
+        performance_keywords=tuple(rules.performance_keywords),
+        accuracy_labels=tuple(rules.accuracy_labels),
+        accuracy_keywords=tuple(rules.accuracy_keywords),
+        non_bug_labels=tuple(rules.non_bug_labels),
+    )
+
+
+def report_unchanged(
+    *, repository: Repository, number: int, updated_at: dt.datetime | None
+) -> bool:
+    """Whether the stored report is as recent as GitHub's (so its details need no refetch)."""
+    if updated_at is None:
+        return False
+    return BugReport.objects.filter(
+        repository=repository, number=number, updated_at__gte=updated_at, is_stub=False
+    ).exists()
+
+
+def commits_needing_patches(*, repository: Repository, candidates_only: bool) -> list[str]:
+    links = FixLink.objects.filter(
+        report__repository=repository, commit__isnull=False, commit__files_fetched=False
+    )
+    if candidates_only:
+        links = links.filter(report__is_performance_candidate=True) | links.filter(
+            report__is_accuracy_candidate=True
+        )
+    return sorted(set(links.values_list("commit__sha", flat=True)))
+
+
+def report_list() -> QuerySet[BugReport]:
+    return BugReport.objects.select_related("repository").defer("raw", "body")
+
+
+def report_for_reading(report_id: int) -> BugReport:
+    """A report with its comments and fix links (commit, pull request) loaded, for display."""
+    return (
+        BugReport.objects.select_related("repository")
+        .prefetch_related(
+            Prefetch("comments", queryset=Comment.objects.order_by("created_at", "github_id")),
+            Prefetch(
+                "fix_links",
+                queryset=FixLink.objects.select_related("commit", "pull_request").order_by(
+                    "strength", "evidence", "target"
+                ),
+            ),
+        )
+        .get(pk=report_id)
+    )
+
+
+def import_job_list() -> QuerySet[ImportJob]:
+    return ImportJob.objects.select_related("repository")

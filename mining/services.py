@@ -1,0 +1,713 @@
+"""Writes of the mining app: repositories, imported pages of reports, import jobs.
+
+Every writer validates first, then writes in one transaction, upserting on natural keys
+(repository + number, repository + sha, comment id, report + target + evidence), so a page
+stored twice (a redelivered task, a re-run) leaves exactly one copy.
+"""
+
+import datetime as dt
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from mining import candidates, linking, measures, records
+from mining.models import (
+    BugReport,
+    CandidateRules,
+    Comment,
+    Commit,
+    FixLink,
+    ImportJob,
+    PullRequest,
+    Repository,
+    SyncState,
+)
+
+FULL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
+MANAGE_IMPORTS = "mining.manage_imports"
+
+
+@dataclass
+class PageResult:
+    reports: int = 0
+    comments: int = 0
+    pull_requests_skipped: int = 0
+    fix_links: Counter = field(default_factory=Counter)
+    skipped: list[dict] = field(default_factory=list)
+
+    def add(self, other: "PageResult") -> None:
+        self.reports += other.reports
+        self.comments += other.comments
+        self.pull_requests_skipped += other.pull_requests_skipped
+        self.fix_links.update(other.fix_links)
+        self.skipped.extend(other.skipped)
+
+    def as_dict(self) -> dict:
+        return {
+            "reports": self.reports,
+            "pull_requests_skipped": self.pull_requests_skipped,
+            "comments": self.comments,
+            "fix_links": dict(sorted(self.fix_links.items())),
+            "errors": self.skipped,
+        }
+
+
+def _patch_limit() -> int:
+    return settings.MINING_PATCH_MAX_CHARS
+
+
+def repository_get_or_create(*, full_name: str) -> Repository:
+    full_name = full_name.strip().strip("/")
+    if not FULL_NAME.match(full_name):
+        raise ValidationError({"repository": f"{full_name!r} is not OWNER/NAME"})
+    owner, name = full_name.split("/")
+    repository = Repository.objects.filter(full_name__iexact=full_name).first()
+    if repository is None:
+        repository = Repository.objects.create(
+            owner=owner,
+            name=name,
+            full_name=full_name,
+            html_url=f"https://github.com/{full_name}",
+        )
+    return repository
+
+
+def candidate_rules_ensure(*, repository: Repository) -> CandidateRules:
+    rules, _ = CandidateRules.objects.get_or_create(repository=repository)
+    return rules
+
+
+def _rules(rules: CandidateRules) -> candidates.Rules:
+    return candidates.Rules(
+        performance_labels=tuple(rules.performance_labels),
+        performance_keywords=tuple(rules.performance_keywords),
+        accuracy_labels=tuple(rules.accuracy_labels),
+        accuracy_keywords=tuple(rules.accuracy_keywords),
+        non_bug_labels=tuple(rules.non_bug_labels),
+    )
+
+
+def _upsert_pull_requests(repository: Repository, items: list[records.PullRequestRecord]) -> None:
+    by_number = {pr.number: pr for pr in items}
+    PullRequest.objects.bulk_create(
+        [
+            PullRequest(
+                repository=repository,
+                number=pr.number,
+                github_id=pr.github_id,
+                title=pr.title,
+                body=pr.body,
+                state=pr.state,
+                merged=pr.merged,
+                merge_commit_sha=pr.merge_commit_sha,
+                labels=pr.labels,
+                additions=pr.additions,
+                deletions=pr.deletions,
+                html_url=pr.html_url,
+            )
+            for pr in by_number.values()
+        ],
+        update_conflicts=True,
+        unique_fields=["repository", "number"],
+        update_fields=[
+            "github_id",
+            "title",
+            "body",
+            "state",
+            "merged",
+            "merge_commit_sha",
+            "labels",
+            "additions",
+            "deletions",
+            "html_url",
+        ],
+    )
+
+
+def _upsert_commits(repository: Repository, items: list[records.CommitRecord]) -> None:
+    by_sha: dict[str, records.CommitRecord] = {}
+    for commit in items:
+        known = by_sha.get(commit.sha)
+        if known is None or (known.files is None and commit.files is not None):
+            by_sha[commit.sha] = commit
+    common = ["message", "author_login", "author_name", "authored_at", "html_url"]
+    common += ["additions", "deletions", "changed_files"]
+    for with_files in (False, True):
+        batch = [c for c in by_sha.values() if (c.files is not None) == with_files]
+        if not batch:
+            continue
+        Commit.objects.bulk_create(
+            [
+                Commit(
+                    repository=repository,
+                    sha=c.sha,
+                    message=c.message,
+                    author_login=c.author_login,
+                    author_name=c.author_name,
+                    authored_at=c.authored_at,
+                    additions=c.additions,
+                    deletions=c.deletions,
+                    changed_files=c.changed_files,
+                    html_url=c.html_url,
+                    files=c.files or [],
+                    files_fetched=with_files,
+                )
+                for c in batch
+            ],
+            update_conflicts=True,
+            unique_fields=["repository", "sha"],
+            update_fields=common + (["files", "files_fetched"] if with_files else []),
+        )
+
+
+def _ensure_targets(
+    repository: Repository, shas: set[str], numbers: set[int]
+) -> tuple[dict[str, int], dict[int, int]]:
+    """Ids of the commits and PRs that links point at, creating bare rows for unknown ones."""
+    Commit.objects.bulk_create(
+        [Commit(repository=repository, sha=sha) for sha in shas], ignore_conflicts=True
+    )
+    PullRequest.objects.bulk_create(
+        [PullRequest(repository=repository, number=n) for n in numbers], ignore_conflicts=True
+    )
+    commit_ids = dict(
+        Commit.objects.filter(repository=repository, sha__in=shas).values_list("sha", "id")
+    )
+    pr_ids = dict(
+        PullRequest.objects.filter(repository=repository, number__in=numbers).values_list(
+            "number", "id"
+        )
+    )
+    return commit_ids, pr_ids
+
+
+@transaction.atomic
+def reports_store_page(
+    *, repository: Repository, page: records.Page, rules: candidates.Rules
+) -> PageResult:
+    """Store one page of reports with their comments, fix links, flags and measures."""
+    result = PageResult(pull_requests_skipped=page.pull_requests_skipped, skipped=page.skipped)
+    _upsert_pull_requests(repository, page.pull_requests)
+    _upsert_commits(repository, page.commits)
+
+    reports = {r.number: r for r in page.reports}
+    report_rows = []
+    for r in reports.values():
+        flags = candidates.classify(title=r.title, body=r.body, labels=r.labels, rules=rules)
+        report_rows.append(
+            BugReport(
+                repository=repository,
+                number=r.number,
+                github_id=r.github_id,
+                node_id=r.node_id,
+                title=r.title,
+                body=r.body,
+                state=r.state,
+                state_reason=r.state_reason,
+                author_login=r.author_login,
+                labels=r.labels,
+                milestone=r.milestone,
+                created_at=r.created_at,
+                updated_at=r.updated_at,
+                closed_at=r.closed_at,
+                comment_count=r.comment_count,
+                reactions=r.reactions,
+                html_url=r.html_url,
+                raw=r.raw,
+                is_performance_candidate=flags.is_performance,
+                is_accuracy_candidate=flags.is_accuracy,
+                is_non_bug=flags.is_non_bug,
+                candidate_rules=flags.rules,
+                is_stub=False,
+            )
+        )
+    BugReport.objects.bulk_create(
+        report_rows,
+        update_conflicts=True,
+        unique_fields=["repository", "number"],
+        update_fields=[
+            "github_id",
+            "node_id",
+            "title",
+            "body",
+            "state",
+            "state_reason",
+            "author_login",
+            "labels",
+            "milestone",
+            "created_at",
+            "updated_at",
+            "closed_at",
+            "comment_count",
+            "reactions",
+            "html_url",
+            "raw",
+            "is_performance_candidate",
+            "is_accuracy_candidate",
+            "is_non_bug",
+            "candidate_rules",
+            "is_stub",
+        ],
+    )
+    report_ids = {row.number: row.pk for row in report_rows}
+    result.reports = len(report_rows)
+
+    comment_rows = [
+        Comment(
+            report_id=report_ids[r.number],
+            github_id=c.github_id,
+            author_login=c.author_login,
+            body=c.body,
+            created_at=c.created_at,
+            updated_at=c.updated_at,
+        )
+        for r in reports.values()
+        for c in r.comments
+    ]
+    Comment.objects.bulk_create(
+        comment_rows,
+        update_conflicts=True,
+        unique_fields=["github_id"],
+        update_fields=["report", "author_login", "body", "created_at", "updated_at"],
+    )
+    result.comments = len(comment_rows)
+    complete = [report_ids[r.number] for r in reports.values() if r.comments_complete]
+    if complete:
+        # Comments deleted on GitHub; comment ids are unique across GitHub.
+        Comment.objects.filter(report_id__in=complete).exclude(
+            github_id__in=[row.github_id for row in comment_rows]
+        ).delete()
+
+    _store_fix_links(repository, page, reports, report_ids, result)
+    _refresh_measures(list(report_ids.values()))
+    return result
+
+
+def _store_fix_links(repository, page, reports, report_ids, result: PageResult) -> None:
+    messages = {c.sha: c.message for c in page.commits}
+    prs = {pr.number: pr.info() for pr in page.pull_requests}
+    reverts = linking.Reverts()
+    for message in messages.values():
+        reverts.add_message(message, repo_full_name=repository.full_name)
+    links_by_report = {
+        number: linking.report_fix_links(
+            number=number,
+            repo_full_name=repository.full_name,
+            closing_pull_requests=r.closing_pull_requests,
+            events=r.events,
+            commit_messages=messages,
+            pull_requests=_related_prs(prs, r, repository.full_name),
+            reverts=reverts,
+        )
+        for number, r in reports.items()
+    }
+    shas = {
+        link.commit_sha for links in links_by_report.values() for link in links if link.commit_sha
+    }
+    numbers = {
+        link.pull_request
+        for links in links_by_report.values()
+        for link in links
+        if link.pull_request
+    }
+    commit_ids, pr_ids = _ensure_targets(repository, shas, numbers)
+    rows = []
+    for number, links in links_by_report.items():
+        for link in links:
+            rows.append(
+                FixLink(
+                    report_id=report_ids[number],
+                    commit_id=commit_ids.get(link.commit_sha) if link.commit_sha else None,
+                    pull_request_id=pr_ids.get(link.pull_request) if link.pull_request else None,
+                    target=link.target,
+                    evidence=link.evidence,
+                    strength=link.strength,
+                    reverted=link.reverted,
+                    detail=link.detail,
+                )
+            )
+            result.fix_links[link.evidence] += 1
+    complete_ids = [report_ids[n] for n, r in reports.items() if r.links_complete]
+    if complete_ids:
+        wanted = {(row.report_id, row.target, row.evidence) for row in rows}
+        existing = FixLink.objects.filter(report_id__in=complete_ids).values_list(
+            "pk", "report_id", "target", "evidence"
+        )
+        stale = [pk for pk, *key in existing if tuple(key) not in wanted]
+        if stale:
+            FixLink.objects.filter(pk__in=stale).delete()
+    FixLink.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["report", "target", "evidence"],
+        update_fields=["commit", "pull_request", "strength", "reverted", "detail"],
+    )
+    _mark_reverted(repository, reverts)
+
+
+def _related_prs(prs: dict, report: records.ReportRecord, repo_full_name: str) -> dict:
+    """The page's PRs that the report's data names, or whose body closes the report."""
+    named = set(report.closing_pull_requests) | {e.pull_request for e in report.events}
+    return {
+        n: pr
+        for n, pr in prs.items()
+        if n in named
+        or report.number in linking.closing_references(pr.body, repo_full_name=repo_full_name)
+    }
+
+
+def _mark_reverted(repository: Repository, reverts: linking.Reverts) -> None:
+    """Reverts seen on this page may undo fixes stored on earlier pages."""
+    if not reverts.commits and not reverts.pull_requests:
+        return
+    condition = Q(pull_request__number__in=reverts.pull_requests)
+    for sha in reverts.commits:
+        condition |= Q(commit__sha__startswith=sha)
+    links = FixLink.objects.filter(condition, report__repository=repository, reverted=False)
+    report_ids = list(links.values_list("report_id", flat=True).distinct())
+    if report_ids:
+        FixLink.objects.filter(pk__in=links.values("pk")).update(reverted=True)
+        _refresh_measures(report_ids)
+
+
+def _refresh_measures(report_ids: list[int]) -> None:
+    if not report_ids:
+        return
+    comments: dict[int, list] = {pk: [] for pk in report_ids}
+    for report_id, login, created in Comment.objects.filter(report_id__in=report_ids).values_list(
+        "report_id", "author_login", "created_at"
+    ):
+        comments[report_id].append((login, created))
+    parts: dict[int, list] = {pk: [] for pk in report_ids}
+    for link in FixLink.objects.filter(report_id__in=report_ids).values(
+        "report_id",
+        "target",
+        "strength",
+        "reverted",
+        "commit_id",
+        "commit__additions",
+        "commit__deletions",
+        "pull_request__additions",
+        "pull_request__deletions",
+    ):
+        is_commit = link["commit_id"] is not None
+        prefix = "commit__" if is_commit else "pull_request__"
+        parts[link["report_id"]].append(
+            measures.FixPart(
+                target=link["target"],
+                strength=link["strength"],
+                reverted=link["reverted"],
+                additions=link[prefix + "additions"],
+                deletions=link[prefix + "deletions"],
+                is_commit=is_commit,
+            )
+        )
+    reports = list(
+        BugReport.objects.filter(pk__in=report_ids).only(
+            "id", "author_login", "created_at", "closed_at", "state"
+        )
+    )
+    for report in reports:
+        m = measures.report_measures(
+            author_login=report.author_login,
+            created_at=report.created_at,
+            closed_at=report.closed_at if report.state == BugReport.State.CLOSED else None,
+            comments=comments[report.pk],
+            fix_parts=parts[report.pk],
+        )
+        report.fix_hours = m.fix_hours
+        report.fix_size = m.fix_size
+        report.first_comment_hours = m.first_comment_hours
+        report.commenter_count = m.commenter_count
+        report.participant_count = m.participant_count
+        report.has_fix = any(not p.reverted for p in parts[report.pk])
+    _write_measures(reports)
+
+
+MEASURE_FIELDS = [
+    "fix_hours",
+    "fix_size",
+    "first_comment_hours",
+    "commenter_count",
+    "participant_count",
+    "has_fix",
+]
+
+
+def _write_measures(reports: list[BugReport]) -> None:
+    """One UPDATE ... FROM (VALUES ...) on PostgreSQL; Django's CASE-based bulk_update
+    elsewhere (it dominates import time on large pages)."""
+    if connection.vendor != "postgresql":
+        BugReport.objects.bulk_update(reports, MEASURE_FIELDS, batch_size=500)
+        return
+    from psycopg2.extras import execute_values
+
+    table = BugReport._meta.db_table
+    assignments = ", ".join(f"{name} = v.{name}" for name in MEASURE_FIELDS)
+    sql = (
+        f"UPDATE {table} AS r SET {assignments} "  # noqa: S608 - names are constants
+        f"FROM (VALUES %s) AS v(id, {', '.join(MEASURE_FIELDS)}) WHERE r.id = v.id"
+    )
+    rows = [(r.pk, *(getattr(r, name) for name in MEASURE_FIELDS)) for r in reports]
+    template = "(%s, %s::double precision, %s::integer, %s::double precision, %s, %s, %s)"
+    with connection.cursor() as cursor:
+        execute_values(cursor.cursor, sql, rows, template=template, page_size=1000)
+
+
+@transaction.atomic
+def commits_store_files(*, repository: Repository, commits: list[records.CommitRecord]) -> None:
+    """Store REST commit details (stats, capped per-file patches) and refresh fix sizes."""
+    _upsert_commits(repository, commits)
+    report_ids = FixLink.objects.filter(
+        report__repository=repository, commit__sha__in=[c.sha for c in commits]
+    ).values_list("report_id", flat=True)
+    _refresh_measures(list(set(report_ids)))
+
+
+@transaction.atomic
+def reports_reclassify(*, repository: Repository) -> int:
+    """Recompute the candidate flags of every report of the repository from its rules."""
+    rules = _rules(candidate_rules_ensure(repository=repository))
+    reports = list(repository.reports.only("id", "title", "body", "labels"))
+    for report in reports:
+        flags = candidates.classify(
+            title=report.title, body=report.body, labels=report.labels, rules=rules
+        )
+        report.is_performance_candidate = flags.is_performance
+        report.is_accuracy_candidate = flags.is_accuracy
+        report.is_non_bug = flags.is_non_bug
+        report.candidate_rules = flags.rules
+    BugReport.objects.bulk_update(
+        reports,
+        ["is_performance_candidate", "is_accuracy_candidate", "is_non_bug", "candidate_rules"],
+        batch_size=1000,
+    )
+    return len(reports)
+
+
+# ---- offline files --------------------------------------------------------------------------
+
+
+def _page_from_file_issue(issue: dict, repo_full_name: str) -> records.Page:
+    """One issue line of an offline file (REST shapes plus comments/events/commits_data)."""
+    page = records.Page()
+    if records.is_rest_pull_request(issue):
+        page.pull_requests.append(records.pull_request_from_rest_issue(issue))
+        page.pull_requests_skipped = 1
+        return page
+    report = records.report_from_rest(issue)
+    report.comments = [records.comment_from_rest(c) for c in issue.get("comments_data") or []]
+    report.comments_complete = "comments_data" in issue
+    report.links_complete = "events_data" in issue
+    for event in issue.get("events_data") or []:
+        timeline_event, source = records.event_from_rest(event, repo_full_name=repo_full_name)
+        if timeline_event:
+            report.events.append(timeline_event)
+        if source:
+            page.pull_requests.append(records.pull_request_from_rest_issue(source))
+    page.commits = [
+        records.commit_from_rest(c, patch_limit=_patch_limit())
+        for c in issue.get("commits_data") or []
+    ]
+    page.reports.append(report)
+    return page
+
+
+def _read_file(path: Path) -> list[tuple[str, records.Page]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError({"path": f"{path}: {exc.strerror}"}) from exc
+    pages: list[tuple[str, records.Page]] = []
+    errors: list[str] = []
+    with handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                issue = json.loads(line)
+                if not isinstance(issue, dict):
+                    raise records.MalformedPayloadError("expected a JSON object")
+                repo_full_name = records.repository_from_issue_url(issue.get("repository_url"))
+                pages.append((repo_full_name, _page_from_file_issue(issue, repo_full_name)))
+            except (ValueError, AttributeError, TypeError) as exc:
+                errors.append(f"{path.name}, line {line_number}: {exc}")
+    if errors:
+        raise ValidationError({"path": errors[:20]})
+    return pages
+
+
+@transaction.atomic
+def reports_import_from_file(*, path: str | Path) -> dict:
+    """Import a JSON Lines file of GitHub REST issue objects; all of it or, on any bad line,
+    nothing.
+
+    The whole file is validated before the first write, and the writes share one
+    transaction, so a file either imports completely or leaves the database as it was. Lines
+    are grouped per repository into pages of MINING_FILE_PAGE_SIZE reports.
+    """
+    pages = _read_file(Path(path))
+    by_repository: dict[str, list[records.Page]] = {}
+    for repo_full_name, page in pages:
+        by_repository.setdefault(repo_full_name, []).append(page)
+    total = PageResult()
+    size = settings.MINING_FILE_PAGE_SIZE
+    for repo_full_name, repo_pages in by_repository.items():
+        repository = repository_get_or_create(full_name=repo_full_name)
+        rules = _rules(candidate_rules_ensure(repository=repository))
+        for start in range(0, len(repo_pages), size):
+            merged = records.Page()
+            for page in repo_pages[start : start + size]:
+                merged.reports += page.reports
+                merged.pull_requests += page.pull_requests
+                merged.commits += page.commits
+                merged.pull_requests_skipped += page.pull_requests_skipped
+            total.add(reports_store_page(repository=repository, page=merged, rules=rules))
+    summary = total.as_dict()
+    summary["repositories"] = sorted(by_repository)
+    return summary
+
+
+# ---- import jobs -----------------------------------------------------------------------------
+
+
+def _require_manage(user) -> None:
+    if user is not None and not user.has_perm(MANAGE_IMPORTS):
+        raise PermissionDenied("You may not manage imports.")
+
+
+def import_job_create(
+    *,
+    repository_full_name: str,
+    api: str = ImportJob.Api.GRAPHQL,
+    issue_state: str = ImportJob.IssueState.ALL,
+    since: dt.datetime | None = None,
+    user=None,
+) -> ImportJob:
+    """A queued import job (the caller enqueues it; `user` None: the command line)."""
+    _require_manage(user)
+    errors = {}
+    if api not in (ImportJob.Api.GRAPHQL, ImportJob.Api.REST):
+        errors["api"] = f"{api!r}: expected graphql or rest"
+    if issue_state not in ImportJob.IssueState.values:
+        errors["state"] = f"{issue_state!r}: expected open, closed or all"
+    if since is not None and timezone.is_naive(since):
+        errors["since"] = "needs a timezone"
+    if errors:
+        raise ValidationError(errors)
+    repository = repository_get_or_create(full_name=repository_full_name)
+    with transaction.atomic():
+        active = ImportJob.objects.select_for_update().filter(
+            repository=repository, status__in=ImportJob.ACTIVE_STATUSES
+        )
+        if active.exists():
+            raise ValidationError(
+                {"repository": f"{repository.full_name} already has an import in progress"}
+            )
+        candidate_rules_ensure(repository=repository)
+        SyncState.objects.get_or_create(repository=repository)
+        return ImportJob.objects.create(
+            repository=repository,
+            api=api,
+            issue_state=issue_state,
+            since=since,
+            created_by=user if user is not None and user.is_authenticated else None,
+        )
+
+
+@transaction.atomic
+def import_job_cancel(*, job_id: int, user=None) -> ImportJob:
+    _require_manage(user)
+    job = ImportJob.objects.select_for_update().get(pk=job_id)
+    if not job.is_active:
+        raise ValidationError({"status": f"a {job.status} import cannot be cancelled"})
+    job.status = ImportJob.Status.CANCELLED
+    job.finished_at = timezone.now()
+    job.error_reason = "Cancelled."
+    job.save(update_fields=["status", "finished_at", "error_reason", "updated_at"])
+    return job
+
+
+def import_job_rerun(*, job_id: int, user=None) -> ImportJob:
+    """A new job like the given one; it resumes nothing and imports what changed since."""
+    job = ImportJob.objects.select_related("repository").get(pk=job_id)
+    return import_job_create(
+        repository_full_name=job.repository.full_name,
+        api=job.api,
+        issue_state=job.issue_state,
+        since=job.since,
+        user=user,
+    )
+
+
+@transaction.atomic
+def import_job_store_page(
+    *,
+    job_id: int,
+    page: records.Page,
+    rules: candidates.Rules,
+    checkpoint: dict,
+    progress: dict,
+) -> PageResult | None:
+    """Store a page and advance the job's checkpoint in the same transaction.
+
+    Returns None (and writes nothing) if the job was cancelled meanwhile.
+    """
+    job = ImportJob.objects.select_for_update().select_related("repository").get(pk=job_id)
+    if job.status == ImportJob.Status.CANCELLED:
+        return None
+    result = reports_store_page(repository=job.repository, page=page, rules=rules)
+    job.checkpoint = checkpoint
+    job.reports_done += result.reports
+    job.comments += result.comments
+    job.pull_requests_skipped += result.pull_requests_skipped
+    job.fix_links = dict(Counter(job.fix_links) + result.fix_links)
+    job.skipped_items = (job.skipped_items + result.skipped)[-200:]
+    for name, value in progress.items():
+        setattr(job, name, value)
+    job.save()
+    return result
+
+
+def import_job_update(*, job_id: int, **fields) -> None:
+    """Record progress or a status change (not for cancelled jobs, which stay cancelled)."""
+    ImportJob.objects.filter(pk=job_id).exclude(status=ImportJob.Status.CANCELLED).update(
+        updated_at=timezone.now(), **fields
+    )
+
+
+@transaction.atomic
+def import_job_finish(*, job_id: int, progress: dict, etags: dict, skipped: list[dict]) -> None:
+    job = ImportJob.objects.select_for_update().select_related("repository").get(pk=job_id)
+    if job.status == ImportJob.Status.CANCELLED:
+        return
+    sync, _ = SyncState.objects.select_for_update().get_or_create(repository=job.repository)
+    until = job.checkpoint.get("max_updated_at")
+    if until:
+        until = dt.datetime.fromisoformat(until)
+        if sync.issues_updated_until is None or until > sync.issues_updated_until:
+            sync.issues_updated_until = until
+    sync.etags = {**sync.etags, **etags}
+    sync.save()
+    for name, value in progress.items():
+        setattr(job, name, value)
+    job.skipped_items = (job.skipped_items + skipped)[-200:]
+    job.status = ImportJob.Status.DONE
+    job.finished_at = timezone.now()
+    job.save()
+
+
+def repository_update_from_github(
+    *, repository: Repository, github_id: int | None, default_branch: str
+) -> None:
+    fields = {"github_id": github_id, "default_branch": default_branch[:255]}
+    if any(getattr(repository, k) != v for k, v in fields.items()):
+        Repository.objects.filter(pk=repository.pk).update(**fields)

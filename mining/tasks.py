@@ -1,0 +1,53 @@
+"""Celery tasks: callers of mining/importer.py. They take ids and are safe to run twice."""
+
+import logging
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from mining import importer, services
+from mining.github_client import RateLimitedError
+from mining.models import ImportJob
+
+logger = logging.getLogger(__name__)
+
+TIME_LIMIT = settings.MINING_IMPORT_TIME_LIMIT_SECONDS
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=TIME_LIMIT,
+    time_limit=TIME_LIMIT + 120,
+)
+def import_repository(self, job_id: int) -> str:
+    """Run or resume an import job. A rate limit longer than the inline wait reschedules
+    the task after the reset (the broker's visibility timeout exceeds the longest wait); a
+    soft time limit hands over to a fresh task, which resumes from the checkpoint."""
+    try:
+        return importer.run_import(job_id)
+    except RateLimitedError as exc:
+        if self.request.is_eager:
+            return ImportJob.Status.WAITING
+        wait = (exc.resume_at - timezone.now()).total_seconds()
+        countdown = min(max(wait, 1), settings.CELERY_LONGEST_WAIT_SECONDS)
+        raise self.retry(countdown=countdown, exc=exc) from exc
+    except SoftTimeLimitExceeded:
+        logger.info("import %s reached its time limit; continuing in a new task", job_id)
+        import_repository.apply_async((job_id,), countdown=1)
+        return ImportJob.Status.RUNNING
+
+
+def enqueue_import(job_id: int) -> None:
+    """Queue the job once the transaction that created it commits."""
+
+    def send() -> None:
+        result = import_repository.apply_async((job_id,))
+        services.import_job_update(job_id=job_id, celery_task_id=result.id or "")
+
+    transaction.on_commit(send)
