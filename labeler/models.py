@@ -1,12 +1,19 @@
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
 
 from mining.models import BugReport
-from taxonomy.models import Codebook, Dimension
+from taxonomy.models import Category, Codebook, Dimension
 
 
 class Study(models.Model):
     """A labelling study: which reports, which codebook version and dimensions, by whom."""
+
+    class ItemOrder(models.TextChoices):
+        RANDOM = "random", "random (seeded)"
+        PRIORITY = "priority", "by priority, then random"
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
@@ -16,6 +23,18 @@ class Study(models.Model):
         default=2, help_text="Independent annotations each item needs."
     )
     guidelines = models.TextField(blank=True, help_text="Markdown.")
+    frame = models.JSONField(
+        default=dict, blank=True, help_text="The report query items are drawn from."
+    )
+    sampling = models.JSONField(default=dict, blank=True, help_text="How the first batch drew.")
+    seed = models.BigIntegerField(default=0, help_text="Seed of the first batch's draw and order.")
+    item_order = models.CharField(
+        max_length=10, choices=ItemOrder.choices, default=ItemOrder.RANDOM
+    )
+    hold_timeout = models.DurationField(
+        default=dt.timedelta(minutes=30),
+        help_text="A held item nobody submits returns to the pool after this long.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -51,17 +70,187 @@ class StudyMember(models.Model):
         return f"{self.user} as {self.role} in {self.study}"
 
 
+class StudyBatch(models.Model):
+    """One draw of items into a study, with everything needed to repeat it."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="batches")
+    number = models.PositiveSmallIntegerField()
+    frame = models.JSONField(default=dict, blank=True)
+    sampling = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField()
+    frame_size = models.PositiveIntegerField(help_text="Reports in the frame, minus earlier items.")
+    sample_size = models.PositiveIntegerField()
+    strata = models.JSONField(default=list, blank=True, help_text="[{key, population, sample}]")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "number"]
+        verbose_name_plural = "study batches"
+        constraints = [
+            models.UniqueConstraint(fields=["study", "number"], name="batch_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug} batch {self.number}"
+
+
 class StudyItem(models.Model):
+    """A report to label in a study.
+
+    `claimed` counts held and submitted assignments; it only changes while the row is locked,
+    and the database refuses more than `needed` of them.
+    """
+
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
     report = models.ForeignKey(BugReport, on_delete=models.PROTECT, related_name="study_items")
     batch = models.PositiveSmallIntegerField(default=1)
     position = models.PositiveIntegerField(default=0, help_text="Seeded random order.")
+    priority = models.IntegerField(default=0, help_text="Higher first when ordered by priority.")
+    needed = models.PositiveSmallIntegerField(default=2, help_text="Annotations this item needs.")
+    claimed = models.PositiveSmallIntegerField(default=0, editable=False)
+    submitted = models.PositiveSmallIntegerField(default=0, editable=False)
+    adjudicated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["study", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "report"], name="item_unique_report")
+            models.UniqueConstraint(fields=["study", "report"], name="item_unique_report"),
+            models.CheckConstraint(
+                condition=Q(claimed__lte=F("needed")), name="item_claimed_at_most_needed"
+            ),
+            models.CheckConstraint(
+                condition=Q(submitted__lte=F("claimed")), name="item_submitted_at_most_claimed"
+            ),
+        ]
+        indexes = [
+            # The open items of a study in hand-out order; full items drop out of the index.
+            models.Index(
+                fields=["study", "position"],
+                condition=Q(claimed__lt=F("needed"), adjudicated_at__isnull=True),
+                name="item_open_by_position",
+            ),
+            models.Index(
+                F("study"),
+                F("priority").desc(),
+                F("position"),
+                condition=Q(claimed__lt=F("needed"), adjudicated_at__isnull=True),
+                name="item_open_by_priority",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.study.slug}: {self.report}"
+
+
+class SkipReason(models.TextChoices):
+    NOT_A_BUG = "not_a_bug", "not a bug report"
+    NOT_ENOUGH_INFORMATION = "not_enough_information", "not enough information"
+    CANNOT_JUDGE = "cannot_judge", "cannot judge"
+
+
+class Assignment(models.Model):
+    """One annotator's turn at one item: held, then submitted (or skipped, or expired)."""
+
+    class Status(models.TextChoices):
+        HELD = "held"
+        SUBMITTED = "submitted"
+        SKIPPED = "skipped"
+        EXPIRED = "expired"
+
+    # Statuses that take one of the item's `needed` places.
+    CLAIMING = (Status.HELD, Status.SUBMITTED)
+
+    item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="assignments")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.HELD)
+    held_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=30, choices=SkipReason.choices, blank=True)
+    note = models.TextField(blank=True)
+    unsure = models.BooleanField(default=False)
+    seconds = models.PositiveIntegerField(default=0, help_text="Time spent, over all versions.")
+    version = models.PositiveIntegerField(default=0, help_text="0 until first submitted.")
+
+    class Meta:
+        ordering = ["study", "held_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="assignment_unique_person"),
+            models.CheckConstraint(
+                condition=~Q(status="skipped") | ~Q(skip_reason=""),
+                name="assignment_skip_has_reason",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["study", "held_at"],
+                condition=Q(status="held"),
+                name="assignment_held_by_age",
+            ),
+            models.Index(fields=["study", "annotator", "status"], name="assignment_by_annotator"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on item {self.item_id} ({self.status})"
+
+
+class Annotation(models.Model):
+    """The current answer of one annotator for one item and dimension.
+
+    `values` holds category key paths (stable: the study's codebook version is frozen) and
+    `categories` the same choice as rows, for agreement queries in SQL.
+    """
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="annotations")
+    item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="annotations")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotations"
+    )
+    dimension = models.ForeignKey(Dimension, on_delete=models.PROTECT, related_name="annotations")
+    values = models.JSONField(default=list)
+    categories = models.ManyToManyField(Category, related_name="annotations")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["item", "annotator", "dimension__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "annotator", "dimension"], name="annotation_unique_answer"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on item {self.item_id}: {self.dimension.key}={self.values}"
+
+
+class AnnotationVersion(models.Model):
+    """Every submission and revision, as it was: who, when, what, and what changed."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="versions")
+    item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="versions")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotation_versions"
+    )
+    number = models.PositiveIntegerField()
+    labels = models.JSONField(help_text="{dimension key: [category key paths]}")
+    changes = models.JSONField(
+        default=dict, help_text="{dimension key: {from: [...], to: [...]}}; empty for version 1."
+    )
+    note = models.TextField(blank=True)
+    unsure = models.BooleanField(default=False)
+    seconds = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["item", "created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "number"], name="version_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} v{self.number}"

@@ -1,3 +1,20 @@
 """API endpoints of studies and labelling, mounted under /api/."""
 
-urlpatterns: list = []
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from labeler.api_views import (
+    AnnotationViewSet,
+    AssignmentViewSet,
+    PingView,
+    StudyItemViewSet,
+    StudyViewSet,
+)
+
+router = SimpleRouter()
+router.register("studies", StudyViewSet, basename="study")
+router.register("items", StudyItemViewSet, basename="study-item")
+router.register("assignments", AssignmentViewSet, basename="assignment")
+router.register("annotations", AnnotationViewSet, basename="annotation")
+
+urlpatterns = [path("ping/", PingView.as_view(), name="api-ping"), *router.urls]

@@ -138,6 +138,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ReportStateEnum": "mining.models.BugReport.State",
         "PullRequestStateEnum": "mining.models.PullRequest.State",
+        "AssignmentStatusEnum": "labeler.models.Assignment.Status",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

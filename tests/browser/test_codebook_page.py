@@ -18,6 +18,7 @@ def test_sign_in_and_read_and_search_a_codebook(page, sign_in, annotator):
     sign_in(annotator)
     page.goto("/codebooks/")
     page.get_by_role("link", name="Performance root causes").click()
+    page.wait_for_load_state("load")
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Performance root causes")
     dimension = page.get_by_test_id("dimension-root-cause")

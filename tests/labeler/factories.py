@@ -1,9 +1,10 @@
 import factory
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
-from labeler.models import Study, StudyItem, StudyMember
+from labeler.models import Assignment, Study, StudyItem, StudyMember
 from tests.mining.factories import BugReportFactory
-from tests.taxonomy.factories import CodebookFactory
+from tests.taxonomy.factories import CategoryFactory, CodebookFactory, DimensionFactory
 
 TEST_PASSWORD = "pw-for-tests-123"
 
@@ -50,3 +51,48 @@ class StudyItemFactory(factory.django.DjangoModelFactory):
     study = factory.SubFactory(StudyFactory)
     report = factory.SubFactory(BugReportFactory)
     position = factory.Sequence(int)
+    needed = factory.SelfAttribute("study.overlap")
+
+
+def labelling_codebook(**fields):
+    """A small frozen-able codebook: a leaf-only single-choice dimension with a two-level tree
+    (root-cause) and an optional multi-choice one (impact)."""
+    codebook = CodebookFactory(**fields)
+    root_cause = DimensionFactory(
+        codebook=codebook, key="root-cause", name="Root cause", leaf_only=True, position=0
+    )
+    memory = CategoryFactory(dimension=root_cause, key="memory", parent=None, position=0)
+    CategoryFactory(dimension=root_cause, key="leak", parent=memory, position=1)
+    CategoryFactory(dimension=root_cause, key="bloat", parent=memory, position=2)
+    CategoryFactory(dimension=root_cause, key="threading", parent=None, position=3)
+    impact = DimensionFactory(
+        codebook=codebook, key="impact", name="Impact", multiple=True, required=False, position=1
+    )
+    CategoryFactory(dimension=impact, key="speed", parent=None, position=0)
+    CategoryFactory(dimension=impact, key="memory-use", parent=None, position=1)
+    return codebook
+
+
+class LabellingStudyFactory(StudyFactory):
+    """A study over `labelling_codebook` labelling both its dimensions."""
+
+    class Meta:
+        skip_postgeneration_save = True
+
+    codebook = factory.LazyFunction(labelling_codebook)
+
+    @factory.post_generation
+    def with_dimensions(obj, create, extracted, **kwargs):
+        if create:
+            obj.dimensions.set(obj.codebook.dimensions.all())
+
+
+class AssignmentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Assignment
+
+    item = factory.SubFactory(StudyItemFactory)
+    study = factory.SelfAttribute("item.study")
+    annotator = factory.SubFactory(UserFactory)
+    status = Assignment.Status.HELD
+    held_at = factory.LazyFunction(timezone.now)

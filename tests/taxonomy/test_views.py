@@ -44,7 +44,7 @@ def test_detail_shows_tree_definitions_examples_and_rules(
 ):
     client.force_login(annotator)
 
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(10):
         response = client.get(detail_url(codebook))
 
     html = response.content.decode()

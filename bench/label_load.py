@@ -1,0 +1,374 @@
+"""Load test of labelling: many annotators asking for the next item and submitting at once.
+
+Builds its own PostgreSQL database (dropped afterwards unless --keep-db) holding a study of
+--items items at overlap --overlap, starts the app under gunicorn on a free loopback port,
+and drives --annotators concurrent annotators (next, then submit, again and again, no
+pause) for --seconds. Then the same number of clients call GET /api/ping/, the smallest
+authenticated view of the same app, for the same time. Prints requests/s, p50 and p95
+latency of each endpoint, errors, and checks that no item got more than k annotations or
+the same person twice.
+
+    .venv/bin/python bench/label_load.py [--seconds 20] [--annotators 50] [--items 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+HOST = "127.0.0.1"
+REQUEST_TIMEOUT = 10
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument("--annotators", type=int, default=50)
+    parser.add_argument("--items", type=int, default=50_000)
+    parser.add_argument("--overlap", type=int, default=3)
+    parser.add_argument(
+        "--workers", type=int, default=(os.cpu_count() or 1) + 1, help="gunicorn processes"
+    )
+    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
+    parser.add_argument("--client-processes", type=int, default=5)
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
+    parser.add_argument("--database", default="labeler_bench")
+    parser.add_argument("--keep-db", action="store_true")
+    return parser.parse_args()
+
+
+def app_environment(args) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "labeler.settings",
+        "DATABASE_URL": f"{args.pg}/{args.database}",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-secret-key-not-for-production-use-0123456789",
+        "ALLOWED_HOSTS": HOST,
+        "CELERY_BROKER_URL": "",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def database_recreate(args) -> None:
+    import psycopg2
+
+    connection = psycopg2.connect(f"{args.pg}/postgres")
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
+        cursor.execute(f'CREATE DATABASE "{args.database}"')
+    connection.close()
+
+
+def database_drop(args) -> None:
+    import psycopg2
+
+    connection = psycopg2.connect(f"{args.pg}/postgres")
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
+    connection.close()
+
+
+def build_study(args) -> tuple[list[str], dict]:
+    """Migrate, load a codebook, make the reports and the study; returns tokens and labels."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connections
+    from rest_framework.authtoken.models import Token
+
+    from labeler.frames import FrameQuery
+    from labeler.labels import study_scheme
+    from labeler.sampling import SampleSpec
+    from labeler.services.studies import study_create, study_member_add
+    from mining.models import BugReport, Repository
+    from taxonomy.models import Codebook
+
+    call_command("migrate", verbosity=0)
+    call_command("load_codebook", builtin=["dl-performance-root-causes"], verbosity=0)
+    codebook = Codebook.objects.get(key="dl-performance-root-causes")
+    repositories = [
+        Repository.objects.create(owner=owner, name=name, full_name=f"{owner}/{name}")
+        for owner, name in (("pytorch", "pytorch"), ("tensorflow", "tensorflow"))
+    ]
+    BugReport.objects.bulk_create(
+        (
+            BugReport(
+                repository=repositories[number % 2],
+                number=number,
+                title=f"Step {number} gets slower after upgrading",
+                body="Steps to reproduce:\n\n```python\nmodel.fit(x)\n```\n" * 5,
+                state=BugReport.State.CLOSED,
+                labels=["type:performance"],
+                is_performance_candidate=True,
+            )
+            for number in range(1, args.items + 1)
+        ),
+        batch_size=5000,
+    )
+    study, _ = study_create(
+        slug="bench",
+        name="Bench",
+        codebook=codebook,
+        frame=FrameQuery(),
+        sample=SampleSpec(),
+        seed=1,
+        overlap=args.overlap,
+    )
+    tokens = []
+    for index in range(args.annotators):
+        user = get_user_model().objects.create_user(username=f"annotator{index}")
+        study_member_add(study=study, user=user, role="annotator")
+        tokens.append(Token.objects.create(user=user).key)
+    labels = {}
+    scheme = study_scheme(study=study)
+    for dimension in scheme.dimensions:
+        parents = {c.parent_id for c in scheme.categories[dimension.pk]}
+        leaf = next(c for c in scheme.categories[dimension.pk] if c.pk not in parents)
+        labels[dimension.key] = [leaf.path] if dimension.multiple else leaf.path
+    # The client processes are forked from this one: no open connection may be shared.
+    connections.close_all()
+    return tokens, labels
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def request(connection, method: str, path: str, token: str, body: dict | None = None):
+    headers = {"Authorization": f"Token {token}"}
+    payload = None
+    if body is not None:
+        payload = json.dumps(body)
+        headers["Content-Type"] = "application/json"
+    started = time.perf_counter()
+    connection.request(method, path, body=payload, headers=headers)
+    response = connection.getresponse()
+    data = response.read()
+    return response.status, data, time.perf_counter() - started
+
+
+def annotator_loop(port, token, labels, mode, deadline, results):
+    """One client: `label` (next + submit) or `ping`, until the deadline."""
+    latencies: dict[str, list[float]] = {"next": [], "submit": [], "ping": []}
+    errors: list[str] = []
+    connection = http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT)
+    while time.monotonic() < deadline:
+        try:
+            if mode == "ping":
+                status, _, elapsed = request(connection, "GET", "/api/ping/", token)
+                latencies["ping"].append(elapsed)
+                if status != 200:
+                    errors.append(f"ping {status}")
+                continue
+            status, data, elapsed = request(connection, "POST", "/api/studies/bench/next/", token)
+            latencies["next"].append(elapsed)
+            if status == 204:
+                break
+            if status != 200:
+                errors.append(f"next {status}: {data[:200]!r}")
+                continue
+            assignment = json.loads(data)["assignment"]
+            body = {"labels": labels, "seconds": 1}
+            status, data, elapsed = request(
+                connection, "POST", f"/api/assignments/{assignment}/submit/", token, body
+            )
+            latencies["submit"].append(elapsed)
+            if status != 200:
+                errors.append(f"submit {status}: {data[:200]!r}")
+        except (OSError, http.client.HTTPException) as error:
+            errors.append(f"{mode}: {error!r}")
+            connection.close()
+            connection = http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT)
+    connection.close()
+    results.put((latencies, errors))
+
+
+def client_process(port, tokens, labels, mode, deadline, results):
+    import threading
+
+    threads = [
+        threading.Thread(target=annotator_loop, args=(port, t, labels, mode, deadline, results))
+        for t in tokens
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def drive(args, port, tokens, labels, mode) -> tuple[dict[str, list[float]], list[str], float]:
+    results = multiprocessing.Queue()
+    started = time.monotonic()
+    deadline = started + args.seconds
+    shares = [tokens[i :: args.client_processes] for i in range(args.client_processes)]
+    processes = [
+        multiprocessing.Process(
+            target=client_process, args=(port, share, labels, mode, deadline, results)
+        )
+        for share in shares
+        if share
+    ]
+    for process in processes:
+        process.start()
+    latencies: dict[str, list[float]] = {"next": [], "submit": [], "ping": []}
+    errors: list[str] = []
+    for _ in tokens:
+        client_latencies, client_errors = results.get(timeout=args.seconds + 4 * REQUEST_TIMEOUT)
+        for key, values in client_latencies.items():
+            latencies[key].extend(values)
+        errors.extend(client_errors)
+    for process in processes:
+        process.join()
+    return latencies, errors, time.monotonic() - started
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[round(fraction * 100) - 1]
+
+
+def figures(name: str, values: list[float], elapsed: float) -> str:
+    return (
+        f"  {name:<7} {len(values):>7} requests {len(values) / elapsed:>8.1f}/s   "
+        f"p50 {percentile(values, 0.50) * 1000:>7.1f} ms   "
+        f"p95 {percentile(values, 0.95) * 1000:>7.1f} ms"
+    )
+
+
+def over_assignment(env) -> tuple[int, int, int]:
+    """(items with more than k claims or submissions, items labelled twice by one person,
+    submitted annotations)."""
+    import psycopg2
+
+    connection = psycopg2.connect(env["DATABASE_URL"])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM labeler_studyitem WHERE claimed > needed OR submitted > needed"
+            " OR (SELECT count(*) FROM labeler_assignment a WHERE a.item_id = labeler_studyitem.id"
+            " AND a.status IN ('held', 'submitted')) > needed"
+        )
+        over = cursor.fetchone()[0]
+        cursor.execute(
+            "SELECT count(*) FROM (SELECT item_id, annotator_id FROM labeler_assignment"
+            " GROUP BY item_id, annotator_id HAVING count(*) > 1) twice"
+        )
+        twice = cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM labeler_assignment WHERE status = 'submitted'")
+        submitted = cursor.fetchone()[0]
+    connection.close()
+    return over, twice, submitted
+
+
+def wait_until_up(port: int, token: str, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {server.returncode}")
+        try:
+            connection = http.client.HTTPConnection(HOST, port, timeout=2)
+            status, _, _ = request(connection, "GET", "/api/ping/", token)
+            connection.close()
+            if status == 200:
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("gunicorn did not answer within 60 s")
+
+
+def main() -> None:
+    args = parse_args()
+    env = app_environment(args)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    os.chdir(ROOT)
+
+    print(f"building {args.database}: {args.items} items, overlap {args.overlap} ...", flush=True)
+    database_recreate(args)
+    built = time.monotonic()
+    tokens, labels = build_study(args)
+    print(f"built in {time.monotonic() - built:.1f} s", flush=True)
+
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            str(Path(PYTHON).with_name("gunicorn")),
+            "labeler.wsgi",
+            "--bind",
+            f"{HOST}:{port}",
+            "--workers",
+            str(args.workers),
+            "--worker-class",
+            "gthread",
+            "--threads",
+            str(args.threads),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        wait_until_up(port, tokens[0], server)
+        print(
+            f"gunicorn on {HOST}:{port}: {args.workers} workers x {args.threads} threads; "
+            f"{args.annotators} clients in {args.client_processes} processes, "
+            f"{args.seconds:.0f} s per phase, {os.cpu_count()} CPUs",
+            flush=True,
+        )
+        latencies, errors, elapsed = drive(args, port, tokens, labels, "label")
+        ping, ping_errors, ping_elapsed = drive(args, port, tokens, labels, "ping")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+    over, twice, submitted = over_assignment(env)
+    labelled = len(latencies["next"]) + len(latencies["submit"])
+    print(f"\nlabelling (next + submit): {labelled / elapsed:.1f} requests/s over {elapsed:.1f} s")
+    print(figures("next", latencies["next"], elapsed))
+    print(figures("submit", latencies["submit"], elapsed))
+    print(f"  errors  {len(errors)}")
+    for error in errors[:5]:
+        print(f"    {error}")
+    print(f"minimal view (GET /api/ping/): {len(ping['ping']) / ping_elapsed:.1f} requests/s")
+    print(figures("ping", ping["ping"], ping_elapsed))
+    print(f"  errors  {len(ping_errors)}")
+    print(
+        f"integrity: {submitted} annotations submitted; items over k: {over}; "
+        f"items labelled twice by one person: {twice}"
+    )
+    p95 = {name: percentile(latencies[name], 0.95) for name in ("next", "submit")}
+    ping_p95 = percentile(ping["ping"], 0.95)
+    for name, value in p95.items():
+        print(
+            f"goal {name}: p95 {value * 1000:.1f} ms (< 50 ms: {'yes' if value < 0.05 else 'no'});"
+            f" {value / ping_p95:.1f}x the minimal view's (< 3x: "
+            f"{'yes' if value < 3 * ping_p95 else 'no'})"
+        )
+    if not args.keep_db:
+        database_drop(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,332 @@
+"""API of studies and labelling. Views check input and access, then call one service.
+
+Access: labeler.permissions decides; a study a user is no member of answers 404, an action
+their role does not allow answers 403, an anonymous request 401.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from labeler.filters import AnnotationFilter, AssignmentFilter, StudyFilter, StudyItemFilter
+from labeler.frames import FrameQuery
+from labeler.labels import study_scheme
+from labeler.models import Annotation, Assignment, Study, StudyItem, StudyMember
+from labeler.permissions import study_access, study_get_for_user, user_can_create_study
+from labeler.sampling import SampleSpec
+from labeler.selectors import (
+    annotation_list_visible,
+    assignment_labels,
+    assignment_list_visible,
+    item_history,
+    study_item_list_member,
+    study_item_list_visible,
+    study_list_for_user,
+    study_progress,
+)
+from labeler.serializers import (
+    AnnotationSerializer,
+    AssignmentSerializer,
+    BatchCreateSerializer,
+    BatchSerializer,
+    ItemSerializer,
+    MemberAddSerializer,
+    MemberSerializer,
+    NextItemSerializer,
+    ProgressSerializer,
+    SamplePlanSerializer,
+    SamplePreviewSerializer,
+    SkipSerializer,
+    StudyCreatedSerializer,
+    StudyCreateSerializer,
+    StudySerializer,
+    SubmissionSerializer,
+    SubmitSerializer,
+    VersionSerializer,
+)
+from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
+from labeler.services.studies import (
+    sample_spec_parse,
+    study_create,
+    study_item_priority_set,
+    study_items_add,
+    study_members_add,
+    study_sample_preview,
+)
+from taxonomy.models import Codebook
+
+NOT_YOURS = "only the study's leads may do this"
+
+
+class SchemaSafeMixin:
+    """The schema generator builds views without a user; give it an empty queryset."""
+
+    model = None
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.model.objects.none()
+        return self.visible(self.request.user)
+
+
+def _frame_and_sample(data: dict) -> tuple[FrameQuery, SampleSpec]:
+    frame = FrameQuery.from_dict(data.get("frame", {}))
+    return frame, sample_spec_parse(dict(data.get("sample", {})))
+
+
+def _require_creator(user) -> None:
+    if not user_can_create_study(user):
+        raise PermissionDenied("your role may not create studies")
+
+
+def _batch_data(batch) -> dict:
+    return {
+        "number": batch.number,
+        "seed": batch.seed,
+        "frame_size": batch.frame_size,
+        "sample_size": batch.sample_size,
+        "strata": batch.strata,
+    }
+
+
+class StudyViewSet(
+    SchemaSafeMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """Studies you are a member of (staff: all)."""
+
+    model = Study
+    serializer_class = StudySerializer
+    filterset_class = StudyFilter
+    lookup_field = "slug"
+
+    def visible(self, user):
+        return study_list_for_user(user=user)
+
+    def _study(self):
+        return study_get_for_user(user=self.request.user, slug=self.kwargs["slug"])
+
+    @extend_schema(request=StudyCreateSerializer, responses={201: StudyCreatedSerializer})
+    def create(self, request):
+        """Create a study and draw its first batch. Needs a role that may create studies."""
+        _require_creator(request.user)
+        body = StudyCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        codebooks = Codebook.objects.filter(key=data["codebook"])
+        if "codebook_version" in data:
+            codebooks = codebooks.filter(version=data["codebook_version"])
+        codebook = codebooks.order_by("-created_at").first()
+        if codebook is None:
+            raise Http404(f"no codebook {data['codebook']!r} at that version")
+        frame, sample = _frame_and_sample(data)
+        study, batch = study_create(
+            slug=data["slug"],
+            name=data["name"],
+            codebook=codebook,
+            dimension_keys=data.get("dimensions"),
+            frame=frame,
+            sample=sample,
+            seed=data.get("seed"),
+            overlap=data["overlap"],
+            guidelines=data["guidelines"],
+            item_order=data["item_order"],
+            created_by=request.user,
+        )
+        payload = {"study": study, "batch": _batch_data(batch)}
+        return Response(StudyCreatedSerializer(payload).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=SamplePreviewSerializer, responses=SamplePlanSerializer)
+    @action(detail=False, methods=["post"])
+    def preview(self, request):
+        """Frame size, sample size and strata a study would draw; nothing is written."""
+        _require_creator(request.user)
+        body = SamplePreviewSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        frame, sample = _frame_and_sample(body.validated_data)
+        plan = study_sample_preview(frame=frame, sample=sample)
+        return Response(SamplePlanSerializer(plan.to_dict()).data)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: NextItemSerializer,
+            204: OpenApiResponse(description="Nothing is left for you to label."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def next(self, request, slug=None):
+        """Hold the next item for you to label (the one you already hold comes back first)."""
+        study, access = self._study()
+        if not access.can_label:
+            raise PermissionDenied("only the study's annotators label")
+        assignment = assignment_next(study=study, user=request.user)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        context = {"scheme": study_scheme(study=study)}
+        return Response(NextItemSerializer(assignment, context=context).data)
+
+    @extend_schema(responses=ProgressSerializer)
+    @action(detail=True, methods=["get"])
+    def progress(self, request, slug=None):
+        """Counts of items and annotations; per annotator for leads, else only your own."""
+        study, access = self._study()
+        only_user = None if access.can_lead else request.user
+        return Response(ProgressSerializer(study_progress(study=study, only_user=only_user)).data)
+
+    @extend_schema(methods=["get"], responses=MemberSerializer(many=True))
+    @extend_schema(
+        methods=["post"], request=MemberAddSerializer, responses=MemberSerializer(many=True)
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None, filterset_class=None)
+    def members(self, request, slug=None):
+        """Who is in the study with which role; leads add members (existing users)."""
+        study, access = self._study()
+        if request.method == "POST":
+            if not access.can_lead:
+                raise PermissionDenied(NOT_YOURS)
+            body = MemberAddSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            study_members_add(
+                study=study,
+                usernames=body.validated_data["usernames"],
+                role=body.validated_data["role"],
+            )
+        members = StudyMember.objects.filter(study=study).select_related("user")
+        return Response(
+            MemberSerializer(members.order_by("user__username", "role"), many=True).data
+        )
+
+    @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
+    @action(detail=True, methods=["post"], filterset_class=None)
+    def batches(self, request, slug=None):
+        """Draw another batch of items; earlier items keep their order. Leads only."""
+        study, access = self._study()
+        if not access.can_lead:
+            raise PermissionDenied(NOT_YOURS)
+        body = BatchCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        batch = study_items_add(
+            study=study,
+            frame=FrameQuery.from_dict(data["frame"]) if "frame" in data else None,
+            sample=sample_spec_parse(dict(data["sample"])) if "sample" in data else None,
+            seed=data.get("seed"),
+            created_by=request.user,
+        )
+        return Response(BatchSerializer(_batch_data(batch)).data, status=status.HTTP_201_CREATED)
+
+
+class StudyItemViewSet(
+    SchemaSafeMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Items of the studies you lead, with their counts; leads set priorities."""
+
+    model = StudyItem
+    serializer_class = ItemSerializer
+    filterset_class = StudyItemFilter
+    http_method_names = ["get", "patch", "head", "options"]
+
+    def visible(self, user):
+        return study_item_list_visible(user=user)
+
+    def perform_update(self, serializer):
+        study_item_priority_set(
+            item=serializer.instance, priority=serializer.validated_data["priority"]
+        )
+
+    @extend_schema(responses=VersionSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def history(self, request, pk=None):
+        """Every submission and revision on the item you may see (blind until adjudicated)."""
+        item = study_item_list_member(user=request.user).filter(pk=pk).first()
+        if item is None:
+            raise Http404("no such item")
+        access = study_access(user=request.user, study=item.study)
+        versions = item_history(item=item, user=request.user, access=access)
+        return Response(VersionSerializer(versions, many=True).data)
+
+
+class AssignmentViewSet(
+    SchemaSafeMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """Your assignments; leads also see every assignment of their studies (e.g. skips)."""
+
+    model = Assignment
+    serializer_class = AssignmentSerializer
+    filterset_class = AssignmentFilter
+
+    def visible(self, user):
+        annotations = Annotation.objects.select_related("dimension").order_by("dimension__position")
+        return assignment_list_visible(user=user).prefetch_related(
+            Prefetch("annotations", queryset=annotations)
+        )
+
+    def _own(self, pk) -> Assignment:
+        """The assignment if it is the user's; 404 outside their studies, 403 if not theirs."""
+        assignment = Assignment.objects.select_related("study").filter(pk=pk).first()
+        if (
+            assignment is None
+            or not study_access(user=self.request.user, study=assignment.study).can_view
+        ):
+            raise Http404("no such assignment")
+        if assignment.annotator_id != self.request.user.pk:
+            raise PermissionDenied("this assignment belongs to another annotator")
+        return assignment
+
+    def _answer(self, assignment: Assignment) -> Response:
+        labels = assignment_labels(assignment=assignment)
+        return Response(SubmissionSerializer(assignment, context={"labels": labels}).data)
+
+    @extend_schema(request=SubmitSerializer, responses=SubmissionSerializer)
+    @action(detail=True, methods=["post"], filterset_class=None)
+    def submit(self, request, pk=None):
+        """Submit or revise your labels; refused with nothing stored if any label is wrong."""
+        assignment = self._own(pk)
+        body = SubmitSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        assignment = assignment_submit(
+            assignment_id=assignment.pk, user=request.user, **body.validated_data
+        )
+        return self._answer(assignment)
+
+    @extend_schema(request=SkipSerializer, responses=SubmissionSerializer)
+    @action(detail=True, methods=["post"], filterset_class=None)
+    def skip(self, request, pk=None):
+        """Give the item back with a reason; it goes to others and the lead sees the reason."""
+        assignment = self._own(pk)
+        body = SkipSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        assignment = assignment_skip(
+            assignment_id=assignment.pk, user=request.user, **body.validated_data
+        )
+        return self._answer(assignment)
+
+
+class AnnotationViewSet(SchemaSafeMixin, viewsets.ReadOnlyModelViewSet):
+    """Labels you may see: your own; in studies you lead, everyone's; once adjudicated, all."""
+
+    model = Annotation
+    serializer_class = AnnotationSerializer
+    filterset_class = AnnotationFilter
+
+    def visible(self, user):
+        return annotation_list_visible(user=user)
+
+
+class PingView(APIView):
+    """The smallest authenticated endpoint: the baseline bench/label_load.py compares with."""
+
+    @extend_schema(responses=inline_serializer("Pong", {"pong": serializers.BooleanField()}))
+    def get(self, request):
+        return Response({"pong": True})

@@ -1,0 +1,294 @@
+"""Forms of the study pages. They turn form input into the values the services take
+(FrameQuery, SampleSpec, ...) and put every error next to the field it is about."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+
+from labeler.frames import Candidates, FrameQuery, StateFilter, stratum_lookup
+from labeler.models import Study, StudyMember
+from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
+from mining.models import BugReport, Repository
+from taxonomy.models import Codebook, Dimension
+
+# Where a service's error key belongs on the form ("sample.size" -> the size field).
+SERVICE_ERROR_FIELDS = {
+    "sample.mode": "sample_mode",
+    "sample.size": "sample_size",
+    "sample.confidence": "confidence",
+    "sample.margin": "margin",
+    "sample.stratify": "stratify",
+    "mode": "sample_mode",
+    "size": "sample_size",
+}
+HAS_FIX_CHOICES = [("", "either"), ("yes", "with a linked fix"), ("no", "without a fix")]
+
+
+def stratify_choices() -> list[tuple[str, str]]:
+    """ "No strata", then every report field the frame module accepts to stratify by."""
+    names = ["repository"]
+    for report_field in BugReport._meta.concrete_fields:
+        try:
+            stratum_lookup(report_field.name)
+        except ValidationError:
+            continue
+        names.append(report_field.name)
+    return [("", "no strata"), *((name, name.replace("_", " ")) for name in names)]
+
+
+def add_service_errors(form: forms.Form, error: ValidationError) -> None:
+    """Put a service's ValidationError on the form fields it names (or on the form)."""
+    if not hasattr(error, "error_dict"):
+        for message in error.messages:
+            form.add_error(None, message)
+        return
+    for key, messages in error.message_dict.items():
+        name = SERVICE_ERROR_FIELDS.get(key, key)
+        for message in messages:
+            if name in form.fields:
+                form.add_error(name, message)
+            else:
+                form.add_error(None, f"{key}: {message}")
+
+
+class DimensionCheckboxes(forms.CheckboxSelectMultiple):
+    """Dimension checkboxes that say which codebook they belong to, so the page can show
+    only the chosen codebook's dimensions."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        instance = getattr(value, "instance", None)
+        if instance is not None:
+            option["attrs"]["data-codebook"] = str(instance.codebook_id)
+        return option
+
+
+class DimensionChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Dimension) -> str:
+        return f"{obj.name} ({obj.codebook.key} v{obj.codebook.version})"
+
+
+class SampleFieldsMixin(forms.Form):
+    """How many items to draw and how to spread them over strata."""
+
+    sample_mode = forms.ChoiceField(
+        label="Sample",
+        choices=[
+            (SampleMode.ALL.value, "every report of the frame"),
+            (SampleMode.SIZE.value, "a fixed number of reports"),
+            (SampleMode.CONFIDENCE.value, "enough for a confidence level and margin of error"),
+        ],
+        initial=SampleMode.ALL.value,
+        widget=forms.RadioSelect,
+    )
+    sample_size = forms.IntegerField(label="Sample size", min_value=1, required=False)
+    confidence = forms.FloatField(
+        label="Confidence level",
+        initial=0.95,
+        required=False,
+        min_value=0.5,
+        max_value=0.999,
+        widget=forms.NumberInput(attrs={"step": "0.01"}),
+    )
+    margin = forms.FloatField(
+        label="Margin of error",
+        initial=0.05,
+        required=False,
+        min_value=0.005,
+        max_value=0.5,
+        widget=forms.NumberInput(attrs={"step": "0.005"}),
+    )
+    stratify = forms.ChoiceField(label="Stratify by", choices=(), required=False)
+    seed = forms.IntegerField(
+        label="Seed",
+        required=False,
+        min_value=0,
+        help_text="The same frame, sample and seed always draw the same items; "
+        "left empty, one is chosen at preview.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["stratify"].choices = stratify_choices()
+
+    def sample_spec(self) -> SampleSpec | None:
+        """The sampling specification, or None after putting the problem on its field."""
+        data = self.cleaned_data
+        mode = data.get("sample_mode") or SampleMode.ALL.value
+        spec = {"mode": mode, "stratify": data.get("stratify") or None}
+        if mode == SampleMode.SIZE:
+            spec["size"] = data.get("sample_size")
+        if mode == SampleMode.CONFIDENCE:
+            spec["confidence"] = data.get("confidence")
+            spec["margin"] = data.get("margin")
+        try:
+            return SampleSpec.from_dict(spec)
+        except SampleSpecError as error:
+            field, _, message = str(error).partition(": ")
+            self.add_error(SERVICE_ERROR_FIELDS.get(field, field), message)
+            return None
+
+    def fingerprint(self) -> str:
+        """Changes whenever an input that shapes the draw changes: a create must follow the
+        preview of exactly these settings."""
+        values = {
+            name: self.data.getlist(name) if hasattr(self.data, "getlist") else self.data.get(name)
+            for name in sorted(self.fields)
+            if name not in {"previewed", "guidelines", "name", "slug"}
+        }
+        canonical = json.dumps(values, sort_keys=True, default=str)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class StudySetupForm(SampleFieldsMixin):
+    name = forms.CharField(max_length=200)
+    slug = forms.SlugField(max_length=100, help_text="In the study's address: /studies/<slug>/")
+    codebook = forms.ModelChoiceField(queryset=Codebook.objects.order_by("key", "version"))
+    dimensions = DimensionChoiceField(
+        queryset=Dimension.objects.select_related("codebook").order_by("codebook", "position"),
+        required=False,
+        widget=DimensionCheckboxes,
+        help_text="None ticked: every dimension of the codebook.",
+    )
+    repositories = forms.ModelMultipleChoiceField(
+        queryset=Repository.objects.order_by("full_name"),
+        to_field_name="full_name",
+        required=False,
+        help_text="None selected: every imported repository.",
+    )
+    candidates = forms.ChoiceField(
+        label="Candidate kind",
+        required=False,
+        choices=[("", "every report"), *((c.value, c.value) for c in Candidates)],
+    )
+    state = forms.ChoiceField(
+        choices=[(s.value, s.value) for s in StateFilter], initial=StateFilter.ALL.value
+    )
+    has_fix = forms.ChoiceField(label="Fix", choices=HAS_FIX_CHOICES, required=False)
+    labels = forms.CharField(
+        label="GitHub labels",
+        required=False,
+        help_text="Comma-separated; a report with any of them is in the frame.",
+    )
+    created_from = forms.DateField(
+        label="Opened from", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    created_to = forms.DateField(
+        label="Opened until", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    overlap = forms.IntegerField(
+        min_value=1, max_value=20, initial=2, help_text="Independent annotations each item needs."
+    )
+    item_order = forms.ChoiceField(
+        label="Hand out", choices=Study.ItemOrder.choices, initial=Study.ItemOrder.RANDOM
+    )
+    guidelines = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}), required=False, help_text="Markdown."
+    )
+    previewed = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    field_order = [
+        "name",
+        "slug",
+        "codebook",
+        "dimensions",
+        "repositories",
+        "candidates",
+        "state",
+        "has_fix",
+        "labels",
+        "created_from",
+        "created_to",
+        "sample_mode",
+        "sample_size",
+        "confidence",
+        "margin",
+        "stratify",
+        "seed",
+        "overlap",
+        "item_order",
+        "guidelines",
+    ]
+
+    def clean(self):
+        data = super().clean()
+        codebook, dimensions = data.get("codebook"), data.get("dimensions") or []
+        if codebook is not None:
+            foreign = [d for d in dimensions if d.codebook_id != codebook.pk]
+            if foreign:
+                self.add_error(
+                    "dimensions",
+                    f"{foreign[0].name} is a dimension of {foreign[0].codebook}, not of {codebook}",
+                )
+        return data
+
+    def frame_query(self) -> FrameQuery | None:
+        """The frame, or None after putting the problem on its field."""
+        data = self.cleaned_data
+        has_fix = {"yes": True, "no": False}.get(data.get("has_fix") or "")
+        labels = [label.strip() for label in (data.get("labels") or "").split(",")]
+        try:
+            return FrameQuery.from_dict(
+                {
+                    "repositories": [r.full_name for r in data.get("repositories") or []],
+                    "candidates": data.get("candidates") or None,
+                    "state": data.get("state") or StateFilter.ALL.value,
+                    "has_fix": has_fix,
+                    "labels": [label for label in labels if label],
+                    "created_from": data.get("created_from"),
+                    "created_to": data.get("created_to"),
+                }
+            )
+        except ValidationError as error:
+            add_service_errors(self, error)
+            return None
+
+    def dimension_keys(self) -> list[str]:
+        return [d.key for d in self.cleaned_data.get("dimensions") or []]
+
+
+class BatchForm(SampleFieldsMixin):
+    """Another draw from the study's frame; reports already in the study are left out."""
+
+    previewed = forms.CharField(widget=forms.HiddenInput, required=False)
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=StudyMember.Role.choices)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise ValidationError(f"there is no user {username!r}; an admin creates accounts")
+        self.user = user
+        return username
+
+
+class LabelsImportForm(forms.Form):
+    MAX_BYTES = 20 * 1024 * 1024
+
+    file = forms.FileField(
+        label="CSV file",
+        help_text="A header row, then item,annotator,dimension,value[,note] per row; item is "
+        "owner/name#number, value a category key path (several joined with ;).",
+    )
+    create_missing_reports = forms.BooleanField(
+        label="Create placeholders for reports not imported yet",
+        required=False,
+        help_text="The next GitHub import of their repository fills them in.",
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > self.MAX_BYTES:
+            raise ValidationError(
+                f"{upload.name} has {upload.size // 1024 // 1024} MB; at most 20 MB at a time"
+            )
+        return upload

@@ -1,0 +1,149 @@
+"""A study's labelling scheme and the one check every labels payload goes through.
+
+The API, the labelling page and the annotation import all call `labels_validate`, so a label
+that one of them refuses, the others refuse too, with the same message.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+from labeler.models import Study
+from taxonomy.models import Category, Dimension
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """The study's dimensions in order, each with its categories by key path.
+
+    `key` identifies a scheme that can no longer change (its codebook version is frozen);
+    None when it still can.
+    """
+
+    dimensions: tuple[Dimension, ...]
+    categories: dict[int, tuple[Category, ...]]
+    key: tuple | None = None
+
+    def dimension(self, key: str) -> Dimension | None:
+        return next((d for d in self.dimensions if d.key == key), None)
+
+    def by_path(self, dimension: Dimension) -> dict[str, Category]:
+        return {category.path: category for category in self.categories[dimension.pk]}
+
+    def by_key(self, dimension: Dimension) -> dict[str, Category]:
+        return {category.key: category for category in self.categories[dimension.pk]}
+
+
+# Schemes of frozen codebook versions, which never change: loaded once per process.
+_FROZEN_SCHEMES: dict[tuple, Scheme] = {}
+FROZEN_SCHEMES_KEPT = 64
+
+
+def study_scheme(*, study: Study) -> Scheme:
+    """The study's scheme: one query when its frozen codebook version was loaded before, else
+    three."""
+    codebook = study.codebook
+    dimensions = tuple(study.dimensions.order_by("position"))
+    key = (codebook.pk, codebook.content_hash, tuple(d.pk for d in dimensions))
+    if codebook.frozen and key in _FROZEN_SCHEMES:
+        return _FROZEN_SCHEMES[key]
+    categories: dict[int, list[Category]] = {d.pk: [] for d in dimensions}
+    for category in Category.objects.filter(dimension__in=dimensions).order_by("position"):
+        categories[category.dimension_id].append(category)
+    scheme = Scheme(
+        dimensions=dimensions,
+        categories={pk: tuple(items) for pk, items in categories.items()},
+        key=key if codebook.frozen else None,
+    )
+    if scheme.key is not None:
+        if len(_FROZEN_SCHEMES) >= FROZEN_SCHEMES_KEPT:
+            _FROZEN_SCHEMES.clear()
+        _FROZEN_SCHEMES[key] = scheme
+    return scheme
+
+
+def closest(value: str, candidates) -> str:
+    """`; did you mean 'x'?` for the closest candidate, or nothing when none is close."""
+    match = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
+
+
+def _category(scheme: Scheme, dimension: Dimension, value) -> Category:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{value!r} is not a category key path")
+    category = scheme.by_path(dimension).get(value) or scheme.by_key(dimension).get(value)
+    if category is not None:
+        return category
+    for other in scheme.dimensions:
+        if other.pk != dimension.pk and (
+            value in scheme.by_path(other) or value in scheme.by_key(other)
+        ):
+            raise ValueError(
+                f"{value!r} is a category of dimension {other.key!r}, not of {dimension.key!r}"
+            )
+    paths = scheme.by_path(dimension)
+    raise ValueError(f"no category {value!r} in dimension {dimension.key!r}{closest(value, paths)}")
+
+
+def _dimension_values(scheme: Scheme, dimension: Dimension, raw) -> list[Category]:
+    if isinstance(raw, list):
+        if not dimension.multiple and len(raw) > 1:
+            raise ValueError("takes one category, not several")
+        values = raw
+    else:
+        values = [] if raw in (None, "") else [raw]
+    chosen: list[Category] = []
+    for value in values:
+        category = _category(scheme, dimension, value)
+        if category in chosen:
+            raise ValueError(f"{category.path!r} is given twice")
+        if dimension.leaf_only and any(
+            c.parent_id == category.pk for c in scheme.categories[dimension.pk]
+        ):
+            children = [
+                c.path for c in scheme.categories[dimension.pk] if c.parent_id == category.pk
+            ]
+            raise ValueError(
+                f"{category.path!r} has sub-categories; choose one of: {', '.join(children)}"
+            )
+        chosen.append(category)
+    if dimension.required and not chosen:
+        raise ValueError("this dimension is required")
+    return sorted(chosen, key=lambda c: c.position)
+
+
+def labels_validate(*, scheme: Scheme, labels, field: str = "labels") -> dict[str, list[Category]]:
+    """Check `{dimension key: path or [paths]}` against the scheme; every problem is reported.
+
+    Returns the chosen categories by dimension key (only dimensions with a choice). Raises a
+    ValidationError whose keys name the field, e.g. `labels.root-cause`.
+    """
+    if not isinstance(labels, dict):
+        raise ValidationError({field: "must be an object of dimension key to category key path"})
+    errors: dict[str, str] = {}
+    for key in labels:
+        if scheme.dimension(key) is None:
+            known = [d.key for d in scheme.dimensions]
+            errors[f"{field}.{key}"] = (
+                f"the study does not label dimension {key!r} (it labels: {', '.join(known)})"
+                f"{closest(key, known)}"
+            )
+    chosen: dict[str, list[Category]] = {}
+    for dimension in scheme.dimensions:
+        try:
+            categories = _dimension_values(scheme, dimension, labels.get(dimension.key))
+        except ValueError as problem:
+            errors[f"{field}.{dimension.key}"] = str(problem)
+            continue
+        if categories:
+            chosen[dimension.key] = categories
+    if errors:
+        raise ValidationError(errors)
+    return chosen
+
+
+def labels_paths(chosen: dict[str, list[Category]]) -> dict[str, list[str]]:
+    return {key: [category.path for category in categories] for key, categories in chosen.items()}

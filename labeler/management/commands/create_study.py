@@ -1,0 +1,193 @@
+import json
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from labeler.frames import Candidates, FrameQuery, StateFilter
+from labeler.models import Study
+from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
+from labeler.services.studies import study_create, study_sample_preview
+from taxonomy.models import Codebook
+
+
+def _codebook(spec: str) -> Codebook:
+    key, _, version = spec.partition("@")
+    codebooks = Codebook.objects.filter(key=key)
+    if version:
+        codebooks = codebooks.filter(version=version)
+    codebook = codebooks.order_by("-created_at").first()
+    if codebook is None:
+        known = ", ".join(sorted({f"{c.key}@{c.version}" for c in Codebook.objects.all()}))
+        raise CommandError(f"--codebook {spec}: no such codebook (loaded: {known or 'none'})")
+    return codebook
+
+
+def _validation_message(error: ValidationError) -> str:
+    if hasattr(error, "error_dict"):
+        return "; ".join(
+            f"{field}: {' '.join(messages)}" for field, messages in error.message_dict.items()
+        )
+    return "; ".join(error.messages)
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a study: pin a codebook version, select reports, draw the sample and print "
+        "the frame size, sample size and strata."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument(
+            "--codebook",
+            required=True,
+            metavar="KEY[@VERSION]",
+            help="codebook key; the newest version unless @VERSION is given",
+        )
+        parser.add_argument("--name", help="defaults to the slug")
+        parser.add_argument("--dimensions", help="comma-separated dimension keys (default: all)")
+        parser.add_argument(
+            "--repo",
+            action="extend",
+            nargs="+",
+            default=[],
+            metavar="OWNER/NAME",
+            help="only reports of these repositories",
+        )
+        parser.add_argument(
+            "--candidates",
+            choices=list(Candidates),
+            help="only candidates of this kind ('any': performance or accuracy)",
+        )
+        parser.add_argument("--state", choices=list(StateFilter), default=StateFilter.ALL)
+        fix = parser.add_mutually_exclusive_group()
+        fix.add_argument("--has-fix", dest="has_fix", action="store_true", default=None)
+        fix.add_argument("--no-fix", dest="has_fix", action="store_false")
+        parser.add_argument("--labels", help="comma-separated; reports with any of them")
+        parser.add_argument("--created-from", metavar="YYYY-MM-DD")
+        parser.add_argument("--created-to", metavar="YYYY-MM-DD")
+        size = parser.add_mutually_exclusive_group()
+        size.add_argument("--sample", type=int, metavar="N", help="a fixed sample size")
+        size.add_argument("--confidence", type=float, help="e.g. 0.95 (with --margin)")
+        parser.add_argument("--margin", type=float, help="e.g. 0.05 (with --confidence)")
+        parser.add_argument(
+            "--stratify",
+            metavar="FIELD",
+            help="'repository' or another report field; proportional allocation",
+        )
+        parser.add_argument("--seed", type=int, help="default: a random seed, stored and printed")
+        parser.add_argument(
+            "--overlap",
+            type=int,
+            default=2,
+            metavar="K",
+            help="independent annotations per item (default 2)",
+        )
+        parser.add_argument("--order", choices=Study.ItemOrder.values, default="random")
+        parser.add_argument("--guidelines", type=Path, metavar="FILE", help="Markdown file")
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print the frame, sample size and strata; create nothing",
+        )
+        parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    def handle(self, *args, **options):
+        if options["margin"] is not None and options["confidence"] is None:
+            raise CommandError("--margin needs --confidence")
+        if options["confidence"] is not None and options["margin"] is None:
+            raise CommandError("--confidence needs --margin")
+        codebook = _codebook(options["codebook"])
+        try:
+            frame = FrameQuery.from_dict(
+                {
+                    "repositories": options["repo"],
+                    "candidates": options["candidates"],
+                    "state": options["state"],
+                    "has_fix": options["has_fix"],
+                    "labels": _split(options["labels"]),
+                    "created_from": options["created_from"],
+                    "created_to": options["created_to"],
+                }
+            )
+            sample = self._sample(options)
+            guidelines = options["guidelines"].read_text("utf-8") if options["guidelines"] else ""
+            if options["dry_run"]:
+                plan = study_sample_preview(frame=frame, sample=sample)
+                self._print(options, {"slug": options["slug"], "created": False, **plan.to_dict()})
+                return
+            study, batch = study_create(
+                slug=options["slug"],
+                name=options["name"] or options["slug"],
+                codebook=codebook,
+                dimension_keys=_split(options["dimensions"]),
+                frame=frame,
+                sample=sample,
+                seed=options["seed"],
+                overlap=options["overlap"],
+                guidelines=guidelines,
+                item_order=options["order"],
+            )
+        except ValidationError as error:
+            raise CommandError(_validation_message(error)) from None
+        except (SampleSpecError, OSError) as error:
+            raise CommandError(str(error)) from None
+        self._print(
+            options,
+            {
+                "slug": study.slug,
+                "created": True,
+                "codebook": f"{codebook.key}@{codebook.version}",
+                "dimensions": list(
+                    study.dimensions.order_by("position").values_list("key", flat=True)
+                ),
+                "overlap": study.overlap,
+                "seed": study.seed,
+                "frame_size": batch.frame_size,
+                "sample_size": batch.sample_size,
+                "strata": batch.strata,
+            },
+        )
+
+    def _sample(self, options) -> SampleSpec:
+        if options["sample"] is not None:
+            mode = SampleMode.SIZE
+        elif options["confidence"] is not None:
+            mode = SampleMode.CONFIDENCE
+        else:
+            mode = SampleMode.ALL
+        return SampleSpec(
+            mode=mode,
+            size=options["sample"],
+            confidence=options["confidence"],
+            margin=options["margin"],
+            stratify=options["stratify"],
+        )
+
+    def _print(self, options, result: dict) -> None:
+        if options["json"]:
+            self.stdout.write(json.dumps(result, indent=2))
+            return
+        if result["created"]:
+            self.stdout.write(
+                f"created study {result['slug']}: codebook {result['codebook']}, dimensions "
+                f"{', '.join(result['dimensions'])}, overlap {result['overlap']}, "
+                f"seed {result['seed']}"
+            )
+        else:
+            self.stdout.write(f"dry run for study {result['slug']}: nothing created")
+        self.stdout.write(f"frame size: {result['frame_size']}")
+        self.stdout.write(f"sample size: {result['sample_size']}")
+        if options["stratify"]:
+            self.stdout.write(f"strata by {options['stratify']}:")
+            width = max((len(str(s["key"])) for s in result["strata"]), default=0)
+            for stratum in result["strata"]:
+                self.stdout.write(
+                    f"  {stratum['key']!s:<{width}}  {stratum['sample']:>6} of "
+                    f"{stratum['population']}"
+                )
+
+
+def _split(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]

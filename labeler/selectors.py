@@ -1,0 +1,170 @@
+"""Reads of studies, items, assignments and labels, with the blind rule applied here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, F, Q, QuerySet, Sum
+
+from labeler.models import (
+    Annotation,
+    AnnotationVersion,
+    Assignment,
+    Study,
+    StudyItem,
+    StudyMember,
+)
+from labeler.permissions import StudyAccess, user_is_staff
+
+Status = Assignment.Status
+
+
+def study_list_for_user(*, user) -> QuerySet[Study]:
+    """Studies the user is a member of (any role); staff see every study."""
+    studies = Study.objects.select_related("codebook").prefetch_related("dimensions")
+    if user_is_staff(user):
+        return studies
+    return studies.filter(pk__in=StudyMember.objects.filter(user=user).values("study"))
+
+
+def study_item_list_visible(*, user) -> QuerySet[StudyItem]:
+    """Items of the studies the user leads (staff: all) in hand-out order, with how often
+    each was skipped."""
+    items = (
+        StudyItem.objects.select_related("study", "report__repository")
+        .annotate(skipped=Count("assignments", filter=Q(assignments__status=Status.SKIPPED)))
+        .order_by("study", "position")
+    )
+    if user_is_staff(user):
+        return items
+    return items.filter(study__in=_led_studies(user))
+
+
+def study_item_list_member(*, user) -> QuerySet[StudyItem]:
+    """Items of every study the user is a member of (staff: all)."""
+    items = StudyItem.objects.select_related("study", "report__repository")
+    if user_is_staff(user):
+        return items
+    return items.filter(study__in=StudyMember.objects.filter(user=user).values("study"))
+
+
+def assignment_list_visible(*, user) -> QuerySet[Assignment]:
+    """The user's own assignments, plus every assignment of the studies they lead."""
+    assignments = Assignment.objects.select_related(
+        "study", "annotator", "item__report__repository"
+    ).order_by("-held_at", "-pk")
+    if user_is_staff(user):
+        return assignments
+    return assignments.filter(Q(annotator=user) | Q(study__in=_led_studies(user)))
+
+
+def _led_studies(user):
+    return StudyMember.objects.filter(user=user, role=StudyMember.Role.LEAD).values("study")
+
+
+def annotation_list_visible(*, user) -> QuerySet[Annotation]:
+    """Blind: everyone sees their own labels; others' only in studies they lead, or once the
+    item is adjudicated in a study they are a member of. Staff see all."""
+    annotations = Annotation.objects.select_related(
+        "annotator", "dimension", "item__study", "item__report__repository"
+    ).order_by("item__study", "item__position", "annotator__username", "dimension__position")
+    if user_is_staff(user):
+        return annotations
+    member_of = StudyMember.objects.filter(user=user).values("study")
+    return annotations.filter(
+        Q(annotator=user)
+        | Q(item__study__in=_led_studies(user))
+        | Q(item__adjudicated_at__isnull=False, item__study__in=member_of)
+    )
+
+
+def item_history(*, item: StudyItem, user, access: StudyAccess) -> QuerySet[AnnotationVersion]:
+    """Every version of every submission on the item that the user may see, oldest first."""
+    versions = item.versions.select_related("annotator").order_by("created_at", "pk")
+    if access.sees_all_labels or item.adjudicated_at is not None:
+        return versions
+    return versions.filter(annotator=user)
+
+
+def assignment_previous(*, study: Study, user, before: Assignment | None = None):
+    """The user's submission before `before` (or their latest), for a "previous" button."""
+    submitted = Assignment.objects.filter(
+        study=study, annotator=user, status=Status.SUBMITTED
+    ).select_related("item__report__repository")
+    if before is not None and before.submitted_at is not None:
+        submitted = submitted.filter(
+            Q(submitted_at__lt=before.submitted_at)
+            | Q(submitted_at=before.submitted_at, pk__lt=before.pk)
+        )
+    return submitted.order_by("-submitted_at", "-pk").first()
+
+
+def assignment_labels(*, assignment: Assignment) -> dict[str, list[str]]:
+    """The assignment's current labels as {dimension key: [category key paths]}."""
+    return dict(assignment.annotations.values_list("dimension__key", "values"))
+
+
+@dataclass(frozen=True)
+class AnnotatorProgress:
+    username: str
+    held: int
+    submitted: int
+    skipped: int
+    seconds: int
+
+
+@dataclass(frozen=True)
+class StudyProgress:
+    items: int
+    annotations_needed: int
+    submitted: int
+    complete_items: int
+    held: int
+    skipped: int
+    per_annotator: list[AnnotatorProgress] = field(default_factory=list)
+
+
+def study_progress(*, study: Study, only_user=None) -> StudyProgress:
+    """Counts of the whole study; per annotator for everyone, or only for `only_user`."""
+    totals = study.items.aggregate(
+        item_count=Count("pk"),
+        needed_sum=Sum("needed"),
+        submitted_sum=Sum("submitted"),
+        complete_count=Count("pk", filter=Q(submitted__gte=F("needed"))),
+    )
+    counts = Assignment.objects.filter(study=study).aggregate(
+        held=Count("pk", filter=Q(status=Status.HELD)),
+        skipped=Count("pk", filter=Q(status=Status.SKIPPED)),
+    )
+    assignments = Assignment.objects.filter(study=study)
+    if only_user is not None:
+        assignments = assignments.filter(annotator=only_user)
+    rows = (
+        assignments.values("annotator__username")
+        .annotate(
+            held=Count("pk", filter=Q(status=Status.HELD)),
+            submitted=Count("pk", filter=Q(status=Status.SUBMITTED)),
+            skipped=Count("pk", filter=Q(status=Status.SKIPPED)),
+            seconds=Sum("seconds"),
+        )
+        .order_by("annotator__username")
+    )
+    annotators = [
+        AnnotatorProgress(
+            username=row["annotator__username"],
+            held=row["held"],
+            submitted=row["submitted"],
+            skipped=row["skipped"],
+            seconds=row["seconds"] or 0,
+        )
+        for row in rows
+    ]
+    return StudyProgress(
+        items=totals["item_count"],
+        annotations_needed=totals["needed_sum"] or 0,
+        submitted=totals["submitted_sum"] or 0,
+        complete_items=totals["complete_count"],
+        held=counts["held"],
+        skipped=counts["skipped"],
+        per_annotator=annotators,
+    )

@@ -1,0 +1,1 @@
+"""Writes of the labeler app: studies and their items, assignments and labels, imports."""

@@ -1,0 +1,293 @@
+"""Import labels made elsewhere (a spreadsheet study) into a study: all rows or none.
+
+file -> rows (labeler.annotation_csv) -> checked against the study (items, annotators,
+labels_validate) -> written in one transaction as submitted assignments, each with its
+first version in the item's history.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from labeler.annotation_csv import AnnotationFileError, LabelRow, read_label_rows
+from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme
+from labeler.models import (
+    Annotation,
+    AnnotationVersion,
+    Assignment,
+    Study,
+    StudyBatch,
+    StudyItem,
+    StudyMember,
+)
+from labeler.services.studies import batch_slot, study_member_add, user_create_unusable
+from mining.models import BugReport, Repository
+
+
+class AnnotationImportError(AnnotationFileError):
+    """Every problem of the file, each with its line; nothing was written."""
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    rows: int
+    submissions: int
+    items_added: int
+    reports_created: int
+    users_created: int
+
+
+def _group_labels(scheme: Scheme, rows: list[LabelRow]) -> dict:
+    labels = {}
+    for row in rows:
+        dimension = scheme.dimension(row.dimension)
+        multiple = dimension is not None and dimension.multiple
+        labels[row.dimension] = (
+            list(row.values) if multiple or len(row.values) != 1 else row.values[0]
+        )
+    return labels
+
+
+def _label_problems(scheme: Scheme, item: str, annotator: str, rows: list[LabelRow], source: str):
+    """Problems of one annotator's labels for one item, each on the line of its row."""
+    try:
+        return labels_validate(scheme=scheme, labels=_group_labels(scheme, rows)), []
+    except ValidationError as error:
+        lines = {row.dimension: row.line for row in rows}
+        problems = []
+        for field, messages in error.message_dict.items():
+            dimension = field.removeprefix("labels.")
+            line = lines.get(dimension, rows[0].line)
+            where = f"{source}:{line}: {item}, {annotator}, {dimension}"
+            problems.extend(f"{where}: {message}" for message in messages)
+        return None, problems
+
+
+def annotation_import(
+    *, study: Study, data: bytes, source: str = "upload", create_missing_reports: bool = False
+) -> ImportSummary:
+    """Check every row, then write them all in one transaction, or raise with every problem.
+
+    Annotators are created as needed (without a usable password) and join the study as
+    annotators. Reports not imported yet are an error, or with `create_missing_reports`
+    become stubs that the next GitHub import fills in. Items not yet in the study join it in
+    a new batch.
+    """
+    try:
+        rows = read_label_rows(data, source)
+    except AnnotationFileError as error:
+        raise AnnotationImportError(error.problems) from None
+    scheme = study_scheme(study=study)
+    groups: dict[tuple[tuple[str, int], str], list[LabelRow]] = defaultdict(list)
+    for row in rows:
+        groups[((row.repository, row.number), row.annotator)].append(row)
+
+    problems: list[str] = []
+    chosen = {}
+    for (item_key, annotator), group in groups.items():
+        item_ref = f"{item_key[0]}#{item_key[1]}"
+        labels, found = _label_problems(scheme, item_ref, annotator, group, source)
+        problems.extend(found)
+        chosen[(item_key, annotator)] = labels
+
+    first_line = {}
+    for row in rows:
+        first_line.setdefault((row.repository, row.number), row.line)
+    reports = _reports_by_key(list(first_line))
+    missing = [key for key in first_line if key not in reports]
+    if missing and not create_missing_reports:
+        problems.extend(
+            f"{source}:{first_line[key]}: unknown item {key[0]}#{key[1]} (not imported; import "
+            "its repository first, or pass --create-missing-reports to create a stub)"
+            for key in missing
+        )
+
+    report_ids = [report.pk for report in reports.values()]
+    items = {
+        item.report_id: item
+        for item in StudyItem.objects.filter(study=study, report_id__in=report_ids)
+    }
+    users = {
+        u.username: u for u in get_user_model().objects.filter(username__in={a for _, a in groups})
+    }
+    taken = set(
+        Assignment.objects.filter(item__in=items.values())
+        .exclude(status=Assignment.Status.EXPIRED)
+        .values_list("item__report_id", "annotator__username")
+    )
+    per_item: dict[tuple[str, int], int] = defaultdict(int)
+    for item_key, annotator in groups:
+        report = reports.get(item_key)
+        if report is not None and (report.pk, annotator) in taken:
+            problems.append(
+                f"{source}:{groups[(item_key, annotator)][0].line}: {annotator} already has "
+                f"{item_key[0]}#{item_key[1]} in study {study.slug}"
+            )
+        per_item[item_key] += 1
+    for item_key, count in per_item.items():
+        report = reports.get(item_key)
+        item = items.get(report.pk) if report else None
+        needed = item.needed if item else study.overlap
+        already = item.claimed if item else 0
+        if already + count > needed:
+            problems.append(
+                f"{source}:{first_line[item_key]}: {item_key[0]}#{item_key[1]} would have "
+                f"{already + count} annotators; the study's overlap is {needed} (raise it first)"
+            )
+    if problems:
+        raise AnnotationImportError(sorted(problems, key=_line_order))
+
+    return _write(
+        study=study,
+        scheme=scheme,
+        groups=groups,
+        chosen=chosen,
+        reports=reports,
+        missing=missing,
+        users=users,
+        source=source,
+    )
+
+
+def _line_order(problem: str) -> int:
+    location = problem.split(": ", 1)[0]
+    number = location.rpartition(":")[2]
+    return int(number) if number.isdigit() else 0
+
+
+def _reports_by_key(keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
+    if not keys:
+        return {}
+    wanted = Q()
+    for repository, number in keys:
+        wanted |= Q(repository__full_name=repository, number=number)
+    return {
+        (r.repository.full_name, r.number): r
+        for r in BugReport.objects.filter(wanted).select_related("repository")
+    }
+
+
+def _stub_reports(keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
+    made = {}
+    for full_name, number in keys:
+        owner, name = full_name.split("/", 1)
+        repository, _ = Repository.objects.get_or_create(
+            full_name=full_name, defaults={"owner": owner, "name": name}
+        )
+        made[(full_name, number)] = BugReport.objects.create(
+            repository=repository,
+            number=number,
+            title=f"{full_name}#{number} (not imported yet)",
+            html_url=f"https://github.com/{full_name}/issues/{number}",
+            is_stub=True,
+        )
+    return made
+
+
+@transaction.atomic
+def _write(*, study, scheme, groups, chosen, reports, missing, users, source) -> ImportSummary:
+    reports = {**reports, **_stub_reports(missing)}
+    created_users = 0
+    for _, annotator in groups:
+        if annotator not in users:
+            users[annotator] = user_create_unusable(username=annotator)
+            created_users += 1
+        study_member_add(study=study, user=users[annotator], role=StudyMember.Role.ANNOTATOR)
+
+    report_ids = {report.pk for report in reports.values()}
+    items = {
+        item.report_id: item
+        for item in StudyItem.objects.select_for_update().filter(
+            study=study, report_id__in=report_ids
+        )
+    }
+    new_report_ids = sorted(report_ids - set(items))
+    if new_report_ids:
+        items.update(_items_add(study=study, report_ids=new_report_ids, source=source))
+
+    now = timezone.now()
+    dimensions = {d.key: d for d in scheme.dimensions}
+    per_item: dict[int, int] = defaultdict(int)
+    for (item_key, annotator), group in groups.items():
+        item = items[reports[item_key].pk]
+        user = users[annotator]
+        labels = chosen[(item_key, annotator)]
+        note = "\n".join(dict.fromkeys(row.note for row in group if row.note))
+        assignment = Assignment.objects.create(
+            item=item,
+            study=study,
+            annotator=user,
+            status=Assignment.Status.SUBMITTED,
+            held_at=now,
+            submitted_at=now,
+            note=note,
+            version=1,
+        )
+        for key, categories in labels.items():
+            annotation = Annotation.objects.create(
+                assignment=assignment,
+                item=item,
+                annotator=user,
+                dimension=dimensions[key],
+                values=[c.path for c in categories],
+                updated_at=now,
+            )
+            annotation.categories.set(categories)
+        AnnotationVersion.objects.create(
+            assignment=assignment,
+            item=item,
+            annotator=user,
+            number=1,
+            labels=labels_paths(labels),
+            note=note,
+            created_at=now,
+        )
+        per_item[item.report_id] += 1
+    for report_id, count in per_item.items():
+        item = items[report_id]
+        if item.claimed + count > item.needed:
+            raise ValidationError(
+                f"item {item} was handed out while importing; it now has no room for "
+                f"{count} more annotations"
+            )
+        StudyItem.objects.filter(pk=item.pk).update(
+            claimed=item.claimed + count, submitted=item.submitted + count
+        )
+    return ImportSummary(
+        rows=sum(len(group) for group in groups.values()),
+        submissions=len(groups),
+        items_added=len(new_report_ids),
+        reports_created=len(missing),
+        users_created=created_users,
+    )
+
+
+def _items_add(*, study: Study, report_ids: list[int], source: str) -> dict[int, StudyItem]:
+    number, start = batch_slot(study=study)
+    StudyBatch.objects.create(
+        study=study,
+        number=number,
+        frame={},
+        sampling={"mode": "import", "source": source},
+        seed=0,
+        frame_size=len(report_ids),
+        sample_size=len(report_ids),
+    )
+    created = StudyItem.objects.bulk_create(
+        StudyItem(
+            study=study,
+            report_id=report_id,
+            batch=number,
+            position=start + offset,
+            needed=study.overlap,
+        )
+        for offset, report_id in enumerate(report_ids)
+    )
+    return {item.report_id: item for item in created}

@@ -1,0 +1,239 @@
+"""Create studies, draw their items, manage their members."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from labeler.frames import FrameQuery, frame_reports, stratum_lookup
+from labeler.models import Study, StudyBatch, StudyItem, StudyMember
+from labeler.sampling import SamplePlan, SampleSpec, SampleSpecError, draw_sample, sample_plan
+from taxonomy.models import Codebook
+from taxonomy.services import codebook_freeze
+
+
+def _frame_units(*, frame: FrameQuery, sample: SampleSpec, study: Study | None):
+    """(report id, stratum) pairs of the frame, leaving out reports the study already has."""
+    lookup = stratum_lookup(sample.stratify)
+    reports = frame_reports(frame)
+    if study is not None and study.pk:
+        reports = reports.exclude(study_items__study=study)
+    if lookup is None:
+        return [(pk, None) for pk in reports.values_list("pk", flat=True)]
+    return list(reports.values_list("pk", lookup))
+
+
+def study_sample_preview(
+    *, frame: FrameQuery, sample: SampleSpec, study: Study | None = None
+) -> SamplePlan:
+    """Frame size, sample size and strata of a draw, before anything is written."""
+    return sample_plan(sample, _frame_units(frame=frame, sample=sample, study=study))
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+def batch_slot(*, study: Study) -> tuple[int, int]:
+    """The next batch's number and the position its first item takes (after every other)."""
+    recorded = study.batches.aggregate(last=Max("number"))["last"] or 0
+    items = study.items.aggregate(batch=Max("batch"), position=Max("position"))
+    number = max(recorded, items["batch"] or 0) + 1
+    return number, 0 if items["position"] is None else items["position"] + 1
+
+
+def _batch_draw(
+    *,
+    study: Study,
+    frame: FrameQuery,
+    sample: SampleSpec,
+    seed: int,
+    created_by,
+) -> StudyBatch:
+    units = _frame_units(frame=frame, sample=sample, study=study)
+    plan, drawn = draw_sample(sample, units, seed)
+    number, start = batch_slot(study=study)
+    batch = StudyBatch(
+        study=study,
+        number=number,
+        frame=frame.to_dict(),
+        sampling=sample.to_dict(),
+        seed=seed,
+        frame_size=plan.frame_size,
+        sample_size=plan.sample_size,
+        strata=plan.to_dict()["strata"],
+        created_by=created_by,
+    )
+    batch.full_clean(exclude=["study"])
+    batch.save()
+    StudyItem.objects.bulk_create(
+        [
+            StudyItem(
+                study=study,
+                report_id=report_id,
+                batch=number,
+                position=start + offset,
+                needed=study.overlap,
+            )
+            for offset, report_id in enumerate(drawn)
+        ],
+        batch_size=2000,
+    )
+    return batch
+
+
+def sample_spec_parse(sample: SampleSpec | dict) -> SampleSpec:
+    """A SampleSpec from itself or its dict form; errors name the field (`sample.size`)."""
+    if isinstance(sample, SampleSpec):
+        return sample
+    try:
+        return SampleSpec.from_dict(sample)
+    except SampleSpecError as error:
+        field, _, message = str(error).partition(": ")
+        raise ValidationError({f"sample.{field}": message}) from None
+
+
+@transaction.atomic
+def study_create(
+    *,
+    slug: str,
+    name: str,
+    codebook: Codebook,
+    dimension_keys: list[str] | None = None,
+    frame: FrameQuery,
+    sample: SampleSpec,
+    seed: int | None = None,
+    overlap: int = 2,
+    guidelines: str = "",
+    item_order: str = Study.ItemOrder.RANDOM,
+    hold_timeout: dt.timedelta | None = None,
+    created_by=None,
+) -> tuple[Study, StudyBatch]:
+    """Create a study, pin (freeze) its codebook version and draw its first batch of items.
+
+    `dimension_keys` defaults to every dimension of the codebook. The creator, if given,
+    becomes a lead of the study.
+    """
+    sample = sample_spec_parse(sample)
+    dimensions = list(codebook.dimensions.order_by("position"))
+    if dimension_keys:
+        by_key = {d.key: d for d in dimensions}
+        unknown = [key for key in dimension_keys if key not in by_key]
+        if unknown:
+            raise ValidationError(
+                {
+                    "dimensions": f"codebook {codebook.key} v{codebook.version} has no dimension "
+                    f"{unknown[0]!r} (it has: {', '.join(by_key)})"
+                }
+            )
+        dimensions = [by_key[key] for key in dict.fromkeys(dimension_keys)]
+    if not dimensions:
+        raise ValidationError({"dimensions": "a study labels at least one dimension"})
+    if Study.objects.filter(slug=slug).exists():
+        raise ValidationError({"slug": f"a study {slug!r} already exists"})
+    study = Study(
+        slug=slug,
+        name=name,
+        codebook=codebook,
+        overlap=overlap,
+        guidelines=guidelines,
+        frame=frame.to_dict(),
+        sampling=sample.to_dict(),
+        seed=new_seed() if seed is None else seed,
+        item_order=item_order,
+        created_by=created_by,
+    )
+    if hold_timeout is not None:
+        study.hold_timeout = hold_timeout
+    study.full_clean()
+    if study.overlap < 1:
+        raise ValidationError({"overlap": "each item needs at least one annotation"})
+    if study.hold_timeout <= dt.timedelta(0):
+        raise ValidationError({"hold_timeout": "must be positive"})
+    study.save()
+    study.dimensions.set(dimensions)
+    codebook_freeze(codebook=codebook)
+    if created_by is not None:
+        study_member_add(study=study, user=created_by, role=StudyMember.Role.LEAD)
+    batch = _batch_draw(
+        study=study, frame=frame, sample=sample, seed=study.seed, created_by=created_by
+    )
+    return study, batch
+
+
+@transaction.atomic
+def study_items_add(
+    *,
+    study: Study,
+    frame: FrameQuery | None = None,
+    sample: SampleSpec | None = None,
+    seed: int | None = None,
+    created_by=None,
+) -> StudyBatch:
+    """Draw another batch into the study; earlier items keep their batch and order.
+
+    Reports already in the study are left out of the frame. The batch goes after the earlier
+    items in hand-out order. Defaults: the study's frame and sampling, a new seed.
+    """
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    frame = frame if frame is not None else FrameQuery.from_dict(study.frame)
+    sample = sample_spec_parse(sample if sample is not None else study.sampling)
+    return _batch_draw(
+        study=study,
+        frame=frame,
+        sample=sample,
+        seed=new_seed() if seed is None else seed,
+        created_by=created_by,
+    )
+
+
+def study_member_add(*, study: Study, user, role: str) -> StudyMember:
+    """Give `user` the role in the study; giving it twice changes nothing."""
+    if role not in StudyMember.Role.values:
+        raise ValidationError({"role": f"{role!r} is not one of {', '.join(StudyMember.Role)}"})
+    member, _ = StudyMember.objects.get_or_create(study=study, user=user, role=role)
+    return member
+
+
+def study_member_remove(*, study: Study, user, role: str) -> bool:
+    """Take the role away; their labels stay. Returns whether they had it."""
+    deleted, _ = StudyMember.objects.filter(study=study, user=user, role=role).delete()
+    return bool(deleted)
+
+
+@transaction.atomic
+def study_members_add(
+    *, study: Study, usernames: list[str], role: str, create_users: bool = False
+) -> list[StudyMember]:
+    """Add several users by name at once; all or none. Unknown names are an error unless
+    `create_users`, which creates them without a usable password."""
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=usernames)}
+    missing = [name for name in usernames if name not in users]
+    if missing and not create_users:
+        raise ValidationError(
+            {"users": f"no user {', '.join(missing)} (pass --create-users to create them)"}
+        )
+    for name in missing:
+        users[name] = user_create_unusable(username=name)
+    return [study_member_add(study=study, user=users[name], role=role) for name in usernames]
+
+
+def user_create_unusable(*, username: str):
+    """A user who signs in only after an admin sets a password (or through an API token)."""
+    user = get_user_model()(username=username)
+    user.set_unusable_password()
+    user.full_clean()
+    user.save()
+    return user
+
+
+@transaction.atomic
+def study_item_priority_set(*, item: StudyItem, priority: int) -> StudyItem:
+    StudyItem.objects.filter(pk=item.pk).update(priority=priority)
+    item.priority = priority
+    return item

@@ -1,0 +1,30 @@
+"""A running study with one member of each role, and someone outside it."""
+
+import pytest
+
+from labeler.roles import Role
+from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+
+GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
+
+
+@pytest.fixture
+def study(annotator, lead, researcher):
+    study = LabellingStudyFactory(slug="perf", overlap=2)
+    for position in range(4):
+        StudyItemFactory(study=study, position=position)
+    for user, role in ((annotator, "annotator"), (lead, "lead"), (researcher, "researcher")):
+        StudyMemberFactory(study=study, user=user, role=role)
+    return study
+
+
+@pytest.fixture
+def outsider(make_user):
+    return make_user(Role.ANNOTATOR, username="outsider")
+
+
+@pytest.fixture
+def second_annotator(make_user, study):
+    user = make_user(Role.ANNOTATOR, username="ann2")
+    StudyMemberFactory(study=study, user=user, role="annotator")
+    return user

@@ -1,0 +1,249 @@
+"""Next, submit, skip and the blind rule through the API, as an annotator would use them."""
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from labeler.models import Annotation, AnnotationVersion, Assignment, StudyItem
+from taxonomy.services import codebook_freeze
+from tests.labeler.conftest import GOOD_LABELS
+from tests.labeler.factories import TEST_PASSWORD
+from tests.mining.factories import CommentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def next_item(client, slug="perf"):
+    return client.post(f"/api/studies/{slug}/next/")
+
+
+def test_token_auth_then_next_gives_assignment_report_and_scheme(api_client, study, annotator):
+    first = study.items.order_by("position").first()
+    CommentFactory(report=first.report, body="Same here on 2.1")
+    token = api_client.post(
+        "/api/auth/token/", {"username": "ann", "password": TEST_PASSWORD}, format="json"
+    ).json()["token"]
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+
+    response = next_item(api_client)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["item"] == first.pk
+    assert body["assignment"] == Assignment.objects.get(annotator=annotator).pk
+    assert body["report"]["title"] == first.report.title
+    assert body["report"]["comments"][0]["body"] == "Same here on 2.1"
+    dimensions = {d["key"]: d for d in body["dimensions"]}
+    assert list(dimensions) == ["root-cause", "impact"]
+    assert [c["path"] for c in dimensions["root-cause"]["categories"]] == [
+        "memory",
+        "memory/leak",
+        "memory/bloat",
+        "threading",
+    ]
+    assert dimensions["root-cause"]["categories"][1]["parent"] == "memory"
+    assert dimensions["impact"]["multiple"] is True
+
+
+def test_nothing_left_answers_204(study, annotator):
+    client = client_for(annotator)
+    for _ in range(4):
+        assignment = next_item(client).json()["assignment"]
+        response = client.post(
+            f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json"
+        )
+        assert response.status_code == 200
+    response = next_item(client)
+    assert response.status_code == 204
+    assert response.content == b""
+
+
+def test_submit_answers_the_stored_submission(study, annotator):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/",
+        {"labels": GOOD_LABELS, "note": "leak in cache", "unsure": True, "seconds": 42},
+        format="json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["labels"] == {"root-cause": ["memory/leak"], "impact": ["speed"]}
+    assert (body["status"], body["version"], body["seconds"], body["unsure"]) == (
+        "submitted",
+        1,
+        42,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("labels", "field", "words"),
+    [
+        ({"root-cause": "threading", "severity": "high"}, "labels.severity", "does not label"),
+        ({"root-cause": "speed"}, "labels.root-cause", "category of dimension 'impact'"),
+        ({"root-cause": "memory"}, "labels.root-cause", "has sub-categories"),
+        ({"impact": ["speed"]}, "labels.root-cause", "required"),
+        ({"root-cause": "memory/leek"}, "labels.root-cause", "did you mean 'memory/leak'"),
+        ("threading", "labels", "dictionary"),
+    ],
+)
+def test_invalid_labels_400_naming_the_field_and_nothing_stored(
+    study, annotator, labels, field, words
+):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/", {"labels": labels}, format="json"
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert field in body["fields"]
+    assert words in body["fields"][field][0]
+    assert body["message"].startswith(f"{field}: ")
+    assert not Annotation.objects.exists()
+    assert not AnnotationVersion.objects.exists()
+    assert Assignment.objects.get(pk=assignment).status == "held"
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"), [({"seconds": -3}, "seconds"), ({"unsure": "maybe"}, "unsure")]
+)
+def test_invalid_submission_fields(study, annotator, extra, field):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS, **extra}, format="json"
+    )
+    assert response.status_code == 400
+    assert field in response.json()["fields"]
+
+
+def test_someone_elses_assignment_403_and_nothing_stored(study, annotator, second_annotator):
+    assignment = next_item(client_for(annotator)).json()["assignment"]
+    response = client_for(second_annotator).post(
+        f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json"
+    )
+    assert response.status_code == 403
+    assert "another annotator" in response.json()["message"]
+    assert not Annotation.objects.exists()
+
+
+def test_unknown_assignment_404(study, annotator):
+    response = client_for(annotator).post(
+        "/api/assignments/999999/submit/", {"labels": GOOD_LABELS}, format="json"
+    )
+    assert response.status_code == 404
+
+
+def test_revision_through_the_api_keeps_history(study, annotator):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    client.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/",
+        {"labels": {"root-cause": "threading"}},
+        format="json",
+    )
+    assert response.json()["version"] == 2
+    item = Assignment.objects.get(pk=assignment).item_id
+    history = client.get(f"/api/items/{item}/history/").json()
+    assert [v["number"] for v in history] == [1, 2]
+    assert history[1]["changes"]["root-cause"] == {"from": ["memory/leak"], "to": ["threading"]}
+
+
+def test_blind_until_adjudicated(study, annotator, second_annotator, lead):
+    for user, labels in ((annotator, GOOD_LABELS), (second_annotator, {"root-cause": "threading"})):
+        client = client_for(user)
+        assignment = next_item(client).json()["assignment"]
+        client.post(f"/api/assignments/{assignment}/submit/", {"labels": labels}, format="json")
+
+    def seen(user, path):
+        return {row["annotator"] for row in client_for(user).get(path).json()["results"]}
+
+    assert seen(annotator, "/api/annotations/?study=perf") == {"ann"}
+    assert seen(annotator, "/api/assignments/?study=perf") == {"ann"}
+    assert seen(second_annotator, "/api/annotations/") == {"ann2"}
+    assert seen(lead, "/api/annotations/?study=perf") == {"ann", "ann2"}
+    assert seen(lead, "/api/assignments/?study=perf") == {"ann", "ann2"}
+
+    StudyItem.objects.filter(study=study).update(adjudicated_at=timezone.now())
+    assert seen(annotator, "/api/annotations/?study=perf") == {"ann", "ann2"}
+
+
+def test_skip_is_listed_for_the_lead(study, annotator, lead):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    response = client.post(
+        f"/api/assignments/{assignment}/skip/",
+        {"reason": "not_enough_information", "note": "no repro"},
+        format="json",
+    )
+    assert response.status_code == 200
+    skipped = client_for(lead).get("/api/assignments/?study=perf&status=skipped").json()
+    assert [(a["annotator"], a["skip_reason"], a["note"]) for a in skipped["results"]] == [
+        ("ann", "not_enough_information", "no repro")
+    ]
+    items = client_for(lead).get("/api/items/?study=perf&skipped=true").json()["results"]
+    assert [i["id"] for i in items] == [Assignment.objects.get(pk=assignment).item_id]
+
+
+def test_skip_with_unknown_reason(study, annotator):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    response = client.post(f"/api/assignments/{assignment}/skip/", {"reason": "meh"}, format="json")
+    assert response.status_code == 400
+    assert "reason" in response.json()["fields"]
+
+
+def test_items_filters(study, annotator, lead):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    client.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
+    lead_client = client_for(lead)
+    assert lead_client.get("/api/items/?study=perf&complete=false").json()["count"] == 4
+    StudyItem.objects.filter(study=study, position=0).update(needed=1, claimed=1, submitted=1)
+    assert lead_client.get("/api/items/?study=perf&complete=true").json()["count"] == 1
+    assert lead_client.get("/api/items/?study=perf&adjudicated=true").json()["count"] == 0
+
+
+def test_study_list_filters_by_my_role(study, annotator, lead):
+    assert client_for(lead).get("/api/studies/?role=lead").json()["count"] == 1
+    assert client_for(annotator).get("/api/studies/?role=lead").json()["count"] == 0
+
+
+def test_create_refuses_bad_sampling_with_the_field_named(study, lead):
+    body = {
+        "slug": "x",
+        "name": "X",
+        "codebook": study.codebook.key,
+        "sample": {"mode": "confidence", "confidence": 1.5, "margin": 0.05},
+    }
+    response = client_for(lead).post("/api/studies/", body, format="json")
+    assert response.status_code == 400
+    assert "sample.confidence" in response.json()["fields"]
+
+
+def test_next_and_submit_query_counts_are_pinned(
+    study, annotator, second_annotator, django_assert_max_num_queries
+):
+    # As on a running server: the study's codebook version is frozen and its scheme loaded.
+    codebook_freeze(codebook=study.codebook)
+    first = client_for(annotator)
+    assignment = next_item(first).json()["assignment"]
+    first.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
+
+    client = client_for(second_annotator)
+    with django_assert_max_num_queries(13):
+        assignment = next_item(client).json()["assignment"]
+    with django_assert_max_num_queries(12):
+        response = client.post(
+            f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json"
+        )
+    assert response.status_code == 200

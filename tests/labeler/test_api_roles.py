@@ -1,0 +1,189 @@
+"""Every study endpoint for every role: annotator, lead, researcher, non-member, anonymous."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from labeler.models import Assignment
+from labeler.services.assignment import assignment_next
+from tests.labeler.conftest import GOOD_LABELS
+from tests.mining.factories import BugReportFactory
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ["annotator", "lead", "researcher", "outsider", "anonymous"]
+
+
+@pytest.fixture
+def call(request, study):
+    """Call an endpoint as one of ROLES; `{held}` in the path is the annotator's assignment."""
+    annotator = request.getfixturevalue("annotator")
+    held = assignment_next(study=study, user=annotator)
+    item = held.item
+
+    def do(role, method, path, body=None):
+        client = APIClient()
+        if role != "anonymous":
+            client.force_authenticate(request.getfixturevalue(role))
+        path = path.format(slug=study.slug, held=held.pk, item=item.pk)
+        return getattr(client, method)(path, body, format="json")
+
+    return do
+
+
+def expect(statuses: dict[str, int]):
+    return pytest.mark.parametrize(("role", "expected"), list(statuses.items()))
+
+
+def statuses(annotator, lead, researcher, outsider):
+    return expect(
+        {
+            "annotator": annotator,
+            "lead": lead,
+            "researcher": researcher,
+            "outsider": outsider,
+            "anonymous": 401,
+        }
+    )
+
+
+@statuses(200, 200, 200, 200)
+def test_study_list(call, role, expected):
+    response = call(role, "get", "/api/studies/")
+    assert response.status_code == expected
+    if expected == 200:
+        slugs = [s["slug"] for s in response.json()["results"]]
+        assert slugs == ([] if role == "outsider" else ["perf"])
+
+
+@statuses(200, 200, 200, 404)
+def test_study_detail(call, role, expected):
+    response = call(role, "get", "/api/studies/{slug}/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["dimensions"] == ["root-cause", "impact"]
+
+
+@statuses(403, 201, 201, 403)
+def test_study_create(call, study, role, expected):
+    BugReportFactory.create_batch(3)
+    body = {"slug": f"new-{role}", "name": "New", "codebook": study.codebook.key, "seed": 1}
+    response = call(role, "post", "/api/studies/", body)
+    assert response.status_code == expected
+    if expected == 201:
+        assert response.json()["batch"]["sample_size"] >= 3
+
+
+@statuses(403, 200, 200, 403)
+def test_sample_preview(call, role, expected):
+    body = {"sample": {"mode": "confidence", "confidence": 0.95, "margin": 0.05}}
+    response = call(role, "post", "/api/studies/preview/", body)
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["frame_size"] == response.json()["sample_size"] == 4
+
+
+@statuses(200, 403, 403, 404)
+def test_next(call, role, expected):
+    response = call(role, "post", "/api/studies/{slug}/next/")
+    assert response.status_code == expected
+    if expected != 200:
+        assert set(response.json()) == {"message", "fields"}
+
+
+@statuses(200, 200, 200, 404)
+def test_progress(call, role, expected):
+    response = call(role, "get", "/api/studies/{slug}/progress/")
+    assert response.status_code == expected
+    if expected == 200:
+        names = [row["username"] for row in response.json()["per_annotator"]]
+        assert names == (["ann"] if role in ("annotator", "lead") else [])
+
+
+@statuses(200, 200, 200, 404)
+def test_members_list(call, role, expected):
+    response = call(role, "get", "/api/studies/{slug}/members/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert {m["username"] for m in response.json()} == {"ann", "lead", "res"}
+
+
+@statuses(403, 200, 403, 404)
+def test_members_add(call, make_user, role, expected):
+    make_user(username="newbie")
+    body = {"usernames": ["newbie"], "role": "annotator"}
+    response = call(role, "post", "/api/studies/{slug}/members/", body)
+    assert response.status_code == expected
+    if expected == 200:
+        assert {"username": "newbie", "role": "annotator"} in response.json()
+
+
+@statuses(403, 201, 403, 404)
+def test_batches_add(call, role, expected):
+    BugReportFactory.create_batch(2)
+    response = call(role, "post", "/api/studies/{slug}/batches/", {"seed": 3})
+    assert response.status_code == expected
+    if expected == 201:
+        assert (response.json()["number"], response.json()["sample_size"]) == (2, 2)
+
+
+@statuses(200, 200, 200, 200)
+def test_items_list(call, role, expected):
+    response = call(role, "get", "/api/items/?study={slug}")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["count"] == (4 if role == "lead" else 0)
+
+
+@statuses(404, 200, 404, 404)
+def test_item_priority(call, role, expected):
+    response = call(role, "patch", "/api/items/{item}/", {"priority": 7})
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["priority"] == 7
+
+
+@statuses(200, 200, 200, 404)
+def test_item_history(call, role, expected):
+    call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+    response = call(role, "get", "/api/items/{item}/history/")
+    assert response.status_code == expected
+    if expected == 200:
+        authors = [v["annotator"] for v in response.json()]
+        assert authors == (["ann"] if role in ("annotator", "lead") else [])
+
+
+@statuses(200, 200, 200, 200)
+def test_assignment_list(call, role, expected):
+    response = call(role, "get", "/api/assignments/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["count"] == (1 if role in ("annotator", "lead") else 0)
+
+
+@statuses(200, 200, 404, 404)
+def test_assignment_detail(call, role, expected):
+    assert call(role, "get", "/api/assignments/{held}/").status_code == expected
+
+
+@statuses(200, 403, 403, 404)
+def test_submit(call, role, expected):
+    response = call(role, "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+    assert response.status_code == expected
+    submitted = Assignment.objects.filter(status="submitted").count()
+    assert submitted == (1 if expected == 200 else 0)
+
+
+@statuses(200, 403, 403, 404)
+def test_skip(call, role, expected):
+    response = call(role, "post", "/api/assignments/{held}/skip/", {"reason": "cannot_judge"})
+    assert response.status_code == expected
+    assert Assignment.objects.filter(status="skipped").count() == (1 if expected == 200 else 0)
+
+
+@statuses(200, 200, 200, 200)
+def test_annotation_list(call, role, expected):
+    call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+    response = call(role, "get", "/api/annotations/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["count"] == (2 if role in ("annotator", "lead") else 0)

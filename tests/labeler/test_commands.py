@@ -1,0 +1,160 @@
+"""create_study, study_members and import_annotations from the command line."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from labeler.models import Annotation, Study, StudyMember
+from tests.labeler.factories import UserFactory, labelling_codebook
+from tests.mining.factories import BugReportFactory, RepositoryFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def codebook():
+    return labelling_codebook(key="perf", version="1.0")
+
+
+@pytest.fixture
+def reports():
+    torch = RepositoryFactory(owner="pytorch", name="pytorch")
+    tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
+    for number in range(1, 301):
+        BugReportFactory(
+            repository=torch if number <= 200 else tf,
+            number=number,
+            is_performance_candidate=number % 2 == 0,
+            state="closed",
+        )
+
+
+def test_create_study_prints_frame_sample_and_strata(codebook, reports):
+    out = run(
+        "create_study",
+        "perf-study",
+        "--codebook",
+        "perf",
+        "--candidates",
+        "performance",
+        "--state",
+        "closed",
+        "--confidence",
+        "0.95",
+        "--margin",
+        "0.05",
+        "--stratify",
+        "repository",
+        "--seed",
+        "9",
+        "--overlap",
+        "3",
+    )
+    # N = 150 candidates: n0 = 384.1, n = 384.1 / (1 + 383.1 / 150) = 108.1 -> 109
+    assert "frame size: 150" in out
+    assert "sample size: 109" in out
+    words = " ".join(out.split())
+    assert "strata by repository: pytorch/pytorch 73 of 100 tensorflow/tensorflow 36 of 50" in words
+    study = Study.objects.get(slug="perf-study")
+    assert (study.overlap, study.seed, study.items.count()) == (3, 9, 109)
+    assert study.codebook.frozen
+
+
+def test_create_study_json_and_dimensions_and_repo(codebook, reports):
+    out = run(
+        "create_study",
+        "s",
+        "--codebook",
+        "perf@1.0",
+        "--dimensions",
+        "root-cause",
+        "--repo",
+        "tensorflow/tensorflow",
+        "--sample",
+        "10",
+        "--json",
+    )
+    result = json.loads(out)
+    assert result["dimensions"] == ["root-cause"]
+    assert (result["frame_size"], result["sample_size"]) == (100, 10)
+    assert isinstance(result["seed"], int)
+
+
+def test_dry_run_creates_nothing(codebook, reports):
+    out = run("create_study", "s", "--codebook", "perf", "--sample", "5", "--dry-run")
+    assert "frame size: 300" in out
+    assert "sample size: 5" in out
+    assert not Study.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--codebook", "nope"], "--codebook nope: no such codebook (loaded: perf@1.0)"),
+        (["--codebook", "perf", "--repo", "a/b"], "repositories: no imported repository 'a/b'"),
+        (["--codebook", "perf", "--dimensions", "x"], "has no dimension 'x'"),
+        (["--codebook", "perf", "--confidence", "0.95"], "--confidence needs --margin"),
+        (["--codebook", "perf", "--stratify", "mood"], "stratify: 'mood' is not a report field"),
+    ],
+)
+def test_create_study_errors_name_what_is_wrong(codebook, reports, args, words):
+    with pytest.raises(CommandError) as error:
+        run("create_study", "s", *args)
+    assert words in str(error.value)
+    assert not Study.objects.exists()
+
+
+def test_study_members(codebook):
+    run("create_study", "s", "--codebook", "perf")
+    UserFactory(username="alice")
+    with pytest.raises(CommandError, match="no user bob"):
+        run("study_members", "s", "--add", "alice", "bob", "--role", "annotator")
+    out = run(
+        "study_members", "s", "--add", "alice", "bob", "--role", "annotator", "--create-users"
+    )
+    assert out.splitlines() == ["annotator   alice", "annotator   bob"]
+    run("study_members", "s", "--remove", "bob", "--role", "annotator")
+    assert list(StudyMember.objects.values_list("user__username", flat=True)) == ["alice"]
+    with pytest.raises(CommandError, match="no study"):
+        run("study_members", "t", "--add", "alice", "--role", "lead")
+
+
+def test_import_annotations(codebook, tmp_path):
+    run("create_study", "s", "--codebook", "perf")
+    BugReportFactory(repository=RepositoryFactory(owner="pytorch", name="pytorch"), number=5)
+    good = tmp_path / "labels.csv"
+    good.write_text(
+        "item,annotator,dimension,value\n"
+        "pytorch/pytorch#5,alice,root-cause,memory/leak\n"
+        "pytorch/pytorch#6,alice,root-cause,threading\n"
+    )
+    with pytest.raises(CommandError) as error:
+        run("import_annotations", "s", str(good))
+    assert str(error.value) == (
+        f"1 problem; nothing was imported:\n{good}:3: unknown item pytorch/pytorch#6 (not "
+        "imported; import its repository first, or pass --create-missing-reports to create a stub)"
+    )
+    assert not Annotation.objects.exists()
+
+    out = run("import_annotations", "s", str(good), "--create-missing-reports")
+    assert out.strip() == (
+        "imported 2 labels: 2 submissions, 2 items added to s, 1 stub reports, 1 new users"
+    )
+    assert Annotation.objects.count() == 2
+
+
+def test_import_annotations_bad_encoding(codebook, tmp_path):
+    run("create_study", "s", "--codebook", "perf")
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes("item,annotator,dimension,value\na/b#1,Jérôme,root-cause,x\n".encode("latin-1"))
+    with pytest.raises(CommandError, match=r"latin1.csv:2: not UTF-8"):
+        run("import_annotations", "s", str(bad))

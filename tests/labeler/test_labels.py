@@ -1,0 +1,94 @@
+"""The labels check shared by the API, the page and the import."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from labeler.labels import labels_paths, labels_validate, study_scheme
+from tests.labeler.factories import LabellingStudyFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def scheme():
+    return study_scheme(study=LabellingStudyFactory())
+
+
+def errors(scheme, labels):
+    with pytest.raises(ValidationError) as error:
+        labels_validate(scheme=scheme, labels=labels)
+    return {key: messages[0] for key, messages in error.value.message_dict.items()}
+
+
+def test_good_labels_come_back_as_paths_in_codebook_order(scheme):
+    chosen = labels_validate(
+        scheme=scheme, labels={"root-cause": "memory/leak", "impact": ["memory-use", "speed"]}
+    )
+    assert labels_paths(chosen) == {
+        "root-cause": ["memory/leak"],
+        "impact": ["speed", "memory-use"],
+    }
+
+
+def test_a_plain_key_is_accepted_for_its_path(scheme):
+    chosen = labels_validate(scheme=scheme, labels={"root-cause": "leak"})
+    assert labels_paths(chosen) == {"root-cause": ["memory/leak"]}
+
+
+def test_optional_dimension_may_be_left_out(scheme):
+    chosen = labels_validate(scheme=scheme, labels={"root-cause": ["threading"], "impact": []})
+    assert labels_paths(chosen) == {"root-cause": ["threading"]}
+
+
+def test_unknown_dimension_is_named(scheme):
+    found = errors(scheme, {"root-cause": "threading", "impakt": "speed"})
+    assert list(found) == ["labels.impakt"]
+    assert "did you mean 'impact'" in found["labels.impakt"]
+
+
+def test_category_of_another_dimension(scheme):
+    found = errors(scheme, {"root-cause": "speed"})
+    assert found == {
+        "labels.root-cause": "'speed' is a category of dimension 'impact', not of 'root-cause'"
+    }
+
+
+def test_parent_where_a_leaf_is_required(scheme):
+    found = errors(scheme, {"root-cause": "memory"})
+    assert found["labels.root-cause"] == (
+        "'memory' has sub-categories; choose one of: memory/leak, memory/bloat"
+    )
+
+
+def test_missing_required_dimension(scheme):
+    assert errors(scheme, {"impact": ["speed"]}) == {
+        "labels.root-cause": "this dimension is required"
+    }
+
+
+def test_unknown_category_suggests_the_closest(scheme):
+    found = errors(scheme, {"root-cause": "memory/leek"})
+    assert "did you mean 'memory/leak'" in found["labels.root-cause"]
+
+
+def test_several_values_for_a_single_choice_dimension_and_repeats(scheme):
+    assert (
+        "one category"
+        in errors(scheme, {"root-cause": ["threading", "memory/leak"]})["labels.root-cause"]
+    )
+    assert (
+        "twice"
+        in errors(scheme, {"root-cause": "threading", "impact": ["speed", "speed"]})[
+            "labels.impact"
+        ]
+    )
+
+
+def test_not_an_object(scheme):
+    assert "labels" in errors(scheme, ["threading"])
+    assert "not a category" in errors(scheme, {"root-cause": 3})["labels.root-cause"]
+
+
+def test_every_problem_is_reported_at_once(scheme):
+    found = errors(scheme, {"root-cause": "memory", "impact": "nope", "extra": "x"})
+    assert set(found) == {"labels.root-cause", "labels.impact", "labels.extra"}

@@ -1,0 +1,132 @@
+"""Importing labels made elsewhere: all rows or none."""
+
+import pytest
+
+from labeler.models import Annotation, AnnotationVersion, Assignment, StudyItem, StudyMember
+from labeler.services.annotation_import import AnnotationImportError, annotation_import
+from labeler.services.assignment import assignment_next
+from mining.models import BugReport
+from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
+from tests.mining.factories import BugReportFactory, RepositoryFactory
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "item,annotator,dimension,value,note\n"
+
+
+@pytest.fixture
+def study():
+    study = LabellingStudyFactory(slug="sheet", overlap=2)
+    repository = RepositoryFactory(owner="pytorch", name="pytorch")
+    StudyItemFactory(study=study, report=BugReportFactory(repository=repository, number=1))
+    BugReportFactory(repository=repository, number=2)
+    return study
+
+
+def run(study, text, **options):
+    return annotation_import(study=study, data=text.encode(), source="l.csv", **options)
+
+
+def problems(study, text, **options):
+    with pytest.raises(AnnotationImportError) as error:
+        run(study, text, **options)
+    return error.value.problems
+
+
+def nothing_written():
+    return not (
+        Assignment.objects.exists()
+        or Annotation.objects.exists()
+        or BugReport.objects.filter(is_stub=True).exists()
+    )
+
+
+def test_import_creates_submissions_users_items_and_history(study):
+    UserFactory(username="alice")
+    summary = run(
+        study,
+        HEADER
+        + "pytorch/pytorch#1,alice,root-cause,memory/leak,looked at the fix\n"
+        + "pytorch/pytorch#1,alice,impact,speed;memory-use,\n"
+        + "pytorch/pytorch#1,bob,root-cause,threading,\n"
+        + "pytorch/pytorch#2,bob,root-cause,leak,\n",
+    )
+    assert (summary.rows, summary.submissions, summary.items_added, summary.users_created) == (
+        4,
+        3,
+        1,
+        1,
+    )
+    first = StudyItem.objects.get(study=study, report__number=1)
+    assert (first.claimed, first.submitted) == (2, 2)
+    second = StudyItem.objects.get(study=study, report__number=2)
+    assert (second.batch, second.position, second.submitted) == (2, first.position + 1, 1)
+    alice = Assignment.objects.get(annotator__username="alice")
+    assert (alice.status, alice.version, alice.note) == ("submitted", 1, "looked at the fix")
+    assert dict(alice.annotations.values_list("dimension__key", "values")) == {
+        "root-cause": ["memory/leak"],
+        "impact": ["speed", "memory-use"],
+    }
+    assert AnnotationVersion.objects.count() == 3
+    bob = StudyMember.objects.get(study=study, user__username="bob")
+    assert bob.role == "annotator"
+    assert not bob.user.has_usable_password()
+    # The imported items are done for alice: next gives her nothing from them.
+    assert assignment_next(study=study, user=alice.annotator).item.report.number == 2
+
+
+def test_unknown_category_suggests_the_closest_and_writes_nothing(study):
+    found = problems(
+        study,
+        HEADER
+        + "pytorch/pytorch#1,alice,root-cause,memory/leek,\n"
+        + "pytorch/pytorch#1,alice,impakt,speed,\n"
+        + "pytorch/pytorch#1,bob,root-cause,memory,\n"
+        + "pytorch/pytorch#1,carol,impact,speed,\n",
+    )
+    assert found == [
+        "l.csv:2: pytorch/pytorch#1, alice, root-cause: no category 'memory/leek' in dimension "
+        "'root-cause'; did you mean 'memory/leak'?",
+        "l.csv:2: pytorch/pytorch#1 would have 3 annotators; the study's overlap is 2 (raise it "
+        "first)",
+        "l.csv:3: pytorch/pytorch#1, alice, impakt: the study does not label dimension 'impakt' "
+        "(it labels: root-cause, impact); did you mean 'impact'?",
+        "l.csv:4: pytorch/pytorch#1, bob, root-cause: 'memory' has sub-categories; choose one "
+        "of: memory/leak, memory/bloat",
+        "l.csv:5: pytorch/pytorch#1, carol, root-cause: this dimension is required",
+    ]
+    assert nothing_written()
+
+
+def test_unknown_item_without_the_flag_and_with_it(study):
+    text = (
+        HEADER
+        + "pytorch/pytorch#1,al,root-cause,threading,\n"
+        + "keras-team/keras#9,al,root-cause,threading,\n"
+    )
+    assert problems(study, text) == [
+        "l.csv:3: unknown item keras-team/keras#9 (not imported; import its repository first, "
+        "or pass --create-missing-reports to create a stub)"
+    ]
+    assert nothing_written()
+
+    summary = run(study, text, create_missing_reports=True)
+
+    assert summary.reports_created == 1
+    stub = BugReport.objects.get(repository__full_name="keras-team/keras", number=9)
+    assert stub.is_stub
+    assert StudyItem.objects.filter(study=study, report=stub).exists()
+
+
+def test_someone_who_already_labelled_the_item_is_refused(study):
+    alice = UserFactory(username="alice")
+    assignment_next(study=study, user=alice)
+    found = problems(study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
+    assert found == ["l.csv:2: alice already has pytorch/pytorch#1 in study sheet"]
+
+
+def test_file_problems_come_through(study):
+    found = problems(
+        study, HEADER + "pytorch/pytorch#1,al,root-cause,x,\npytorch/pytorch#1,al,root-cause,y,\n"
+    )
+    assert found == ["l.csv:3: al labels root-cause of pytorch/pytorch#1 again (first on line 2)"]

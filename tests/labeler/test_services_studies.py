@@ -1,0 +1,217 @@
+"""Creating studies, drawing batches, members."""
+
+import datetime as dt
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from labeler.frames import Candidates, FrameQuery, StateFilter
+from labeler.models import Study, StudyBatch, StudyItem, StudyMember
+from labeler.sampling import SampleMode, SampleSpec
+from labeler.services.studies import (
+    study_create,
+    study_items_add,
+    study_member_add,
+    study_member_remove,
+    study_members_add,
+    study_sample_preview,
+)
+from tests.labeler.factories import UserFactory, labelling_codebook
+from tests.mining.factories import BugReportFactory, RepositoryFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def reports():
+    torch = RepositoryFactory(owner="pytorch", name="pytorch")
+    tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
+    made = []
+    for number in range(1, 61):
+        made.append(
+            BugReportFactory(
+                repository=torch if number <= 40 else tf,
+                number=number,
+                is_performance_candidate=number % 2 == 0,
+                is_accuracy_candidate=number % 5 == 0,
+                state="closed" if number % 3 else "open",
+                has_fix=number % 4 == 0,
+                labels=["perf"] if number % 6 == 0 else ["type:bug"],
+                created_at=dt.datetime(2021, 1, 1, tzinfo=dt.UTC) + dt.timedelta(days=number),
+            )
+        )
+    BugReportFactory(repository=torch, number=999, is_stub=True)
+    return made
+
+
+def create(**overrides):
+    fields = {
+        "slug": "perf",
+        "name": "Performance",
+        "codebook": labelling_codebook(),
+        "frame": FrameQuery(),
+        "sample": SampleSpec(),
+        "seed": 42,
+    }
+    fields.update(overrides)
+    return study_create(**fields)
+
+
+def test_frame_filters_combine(reports):
+    frame = FrameQuery(
+        repositories=("pytorch/pytorch",),
+        candidates=Candidates.PERFORMANCE,
+        state=StateFilter.CLOSED,
+        has_fix=True,
+        created_to=dt.date(2021, 1, 30),
+    )
+    plan = study_sample_preview(frame=frame, sample=SampleSpec())
+    expected = [
+        r
+        for r in reports
+        if r.repository.full_name == "pytorch/pytorch"
+        and r.is_performance_candidate
+        and r.state == "closed"
+        and r.has_fix
+        and r.created_at.date() <= dt.date(2021, 1, 30)
+    ]
+    assert plan.frame_size == len(expected) == 5
+
+
+def test_frame_any_candidate_and_labels(reports):
+    any_kind = study_sample_preview(
+        frame=FrameQuery(candidates=Candidates.ANY), sample=SampleSpec()
+    )
+    assert any_kind.frame_size == sum(
+        r.is_performance_candidate or r.is_accuracy_candidate for r in reports
+    )
+    labelled = study_sample_preview(frame=FrameQuery(labels=("perf", "x")), sample=SampleSpec())
+    assert labelled.frame_size == 10
+
+
+def test_frame_leaves_out_stubs_and_refuses_unknown_repositories(reports):
+    assert study_sample_preview(frame=FrameQuery(), sample=SampleSpec()).frame_size == 60
+    with pytest.raises(ValidationError) as error:
+        study_sample_preview(frame=FrameQuery(repositories=("no/such",)), sample=SampleSpec())
+    assert "no/such" in error.value.message_dict["repositories"][0]
+
+
+def test_frame_from_dict_names_bad_fields():
+    with pytest.raises(ValidationError) as error:
+        FrameQuery.from_dict({"state": "merged"})
+    assert "state" in error.value.message_dict
+    with pytest.raises(ValidationError) as error:
+        FrameQuery.from_dict({"created_from": "2021-13-01"})
+    assert "created_from" in error.value.message_dict
+    frame = FrameQuery.from_dict({"repositories": ["a/b"], "has_fix": True, "state": "open"})
+    assert FrameQuery.from_dict(frame.to_dict()) == frame
+
+
+def test_create_pins_codebook_draws_stratified_sample_and_makes_creator_lead(reports):
+    creator = UserFactory()
+    sample = SampleSpec(
+        mode=SampleMode.CONFIDENCE, confidence=0.95, margin=0.1, stratify="repository"
+    )
+    study, batch = create(sample=sample, overlap=3, created_by=creator)
+
+    study.codebook.refresh_from_db()
+    assert study.codebook.frozen
+    assert sorted(study.dimensions.values_list("key", flat=True)) == ["impact", "root-cause"]
+    # N = 60: n0 = 96.04, n = 96.04 / (1 + 95.04 / 60) = 37.2 -> 38, split 40:20 -> 25 + 13
+    assert (batch.frame_size, batch.sample_size) == (60, 38)
+    assert batch.strata == [
+        {"key": "pytorch/pytorch", "population": 40, "sample": 25},
+        {"key": "tensorflow/tensorflow", "population": 20, "sample": 13},
+    ]
+    items = list(study.items.order_by("position"))
+    assert len(items) == 38
+    assert [i.position for i in items] == list(range(38))
+    assert {i.needed for i in items} == {3}
+    assert sum(i.report.repository.name == "pytorch" for i in items) == 25
+    assert StudyMember.objects.get(study=study, user=creator).role == "lead"
+    assert study.sampling["stratify"] == "repository"
+
+
+def test_same_seed_same_items_in_same_order(reports):
+    sample = SampleSpec(mode=SampleMode.SIZE, size=10)
+    first, _ = create(slug="a", sample=sample, seed=5)
+    again, _ = create(slug="b", sample=sample, seed=5)
+    other, _ = create(slug="c", sample=sample, seed=6)
+
+    def order(study):
+        return list(study.items.order_by("position").values_list("report_id", flat=True))
+
+    assert order(first) == order(again)
+    assert order(first) != order(other)
+
+
+def test_create_refuses_unknown_dimension_and_duplicate_slug(reports):
+    with pytest.raises(ValidationError) as error:
+        create(dimension_keys=["root-cause", "severity"])
+    assert "severity" in error.value.message_dict["dimensions"][0]
+    create(dimension_keys=["root-cause"])
+    with pytest.raises(ValidationError) as error:
+        create()
+    assert "slug" in error.value.message_dict
+    assert Study.objects.count() == 1
+
+
+def test_create_refuses_stratifying_by_a_non_field(reports):
+    with pytest.raises(ValidationError) as error:
+        create(sample=SampleSpec(stratify="mood"))
+    assert "mood" in error.value.message_dict["stratify"][0]
+    assert not Study.objects.exists()
+
+
+def test_stratify_by_another_report_field(reports):
+    _, batch = create(sample=SampleSpec(mode=SampleMode.SIZE, size=12, stratify="state"))
+    assert batch.strata == [
+        {"key": "closed", "population": 40, "sample": 8},
+        {"key": "open", "population": 20, "sample": 4},
+    ]
+
+
+def test_second_batch_leaves_first_alone(reports):
+    study, _ = create(sample=SampleSpec(mode=SampleMode.SIZE, size=20))
+    before = list(study.items.values_list("pk", "report_id", "position", "batch"))
+
+    batch = study_items_add(study=study, sample=SampleSpec(mode=SampleMode.SIZE, size=30), seed=3)
+
+    assert batch.number == 2
+    assert batch.frame_size == 40
+    assert (
+        list(study.items.filter(batch=1).values_list("pk", "report_id", "position", "batch"))
+        == before
+    )
+    second = list(study.items.filter(batch=2).order_by("position"))
+    assert len(second) == 30
+    assert [i.position for i in second] == list(range(20, 50))
+    assert StudyItem.objects.filter(study=study).values("report").distinct().count() == 50
+    assert StudyBatch.objects.filter(study=study).count() == 2
+
+
+def test_members_add_and_remove():
+    study, _ = create()
+    user = UserFactory()
+    study_member_add(study=study, user=user, role="annotator")
+    study_member_add(study=study, user=user, role="annotator")
+    assert StudyMember.objects.filter(study=study, user=user).count() == 1
+    with pytest.raises(ValidationError):
+        study_member_add(study=study, user=user, role="boss")
+    assert study_member_remove(study=study, user=user, role="annotator")
+    assert not study_member_remove(study=study, user=user, role="annotator")
+
+
+def test_members_add_by_name_all_or_nothing():
+    study, _ = create()
+    UserFactory(username="alice")
+    with pytest.raises(ValidationError) as error:
+        study_members_add(study=study, usernames=["alice", "bob"], role="annotator")
+    assert "bob" in error.value.messages[0]
+    assert not StudyMember.objects.filter(study=study).exists()
+
+    members = study_members_add(
+        study=study, usernames=["alice", "bob"], role="annotator", create_users=True
+    )
+    assert [m.user.username for m in members] == ["alice", "bob"]
+    assert not members[1].user.has_usable_password()

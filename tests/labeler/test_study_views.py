@@ -1,0 +1,569 @@
+"""The study pages for every role: annotator, lead, researcher, non-member, anonymous."""
+
+import json
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from labeler.models import Assignment, Study, StudyBatch, StudyItem, StudyMember
+from labeler.roles import Role
+from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
+from tests.labeler.conftest import GOOD_LABELS
+from tests.labeler.factories import LabellingStudyFactory, labelling_codebook
+from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
+from tests.mining.factories import BugReportFactory, CommentFactory, RepositoryFactory
+
+pytestmark = pytest.mark.django_db
+
+OTHER_LABELS = {"root-cause": "threading", "impact": ["memory-use"]}
+
+
+def pages(slug="perf", item_id=1):
+    return {
+        "detail": reverse("studies:detail", args=[slug]),
+        "label": reverse("studies:label", args=[slug]),
+        "members": reverse("studies:members", args=[slug]),
+        "history": reverse("studies:item-history", args=[slug, item_id]),
+        "report": reverse("studies:item-report", args=[slug, item_id]),
+        "import": reverse("studies:import", args=[slug]),
+    }
+
+
+def submitted(study, user, labels=GOOD_LABELS, note=""):
+    assignment = assignment_next(study=study, user=user)
+    return assignment_submit(
+        assignment_id=assignment.pk, user=user, labels=labels, note=note, seconds=7
+    )
+
+
+# -- who may open what
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/studies/",
+        "/studies/new/",
+        "/studies/perf/",
+        "/studies/perf/label/",
+        "/studies/perf/members/",
+        "/studies/perf/import/",
+        "/studies/perf/items/1/history/",
+        "/studies/perf/items/1/report/",
+    ],
+)
+def test_anonymous_is_sent_to_sign_in(client, study, url):
+    response = client.get(url)
+
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_non_member_gets_404_everywhere_even_for_existing_items(client, study, outsider):
+    client.force_login(outsider)
+    item = study.items.first()
+
+    for url in pages(item_id=item.pk).values():
+        assert client.get(url).status_code == 404, url
+    assert client.post(reverse("studies:batch-add", args=["perf"])).status_code == 404
+    assert client.get("/studies/no-such-study/").status_code == 404
+
+
+def test_study_list_shows_only_my_studies_with_my_roles(client, study, annotator):
+    LabellingStudyFactory(name="Secret study", slug="secret")
+    client.force_login(annotator)
+
+    html = client.get("/studies/").content.decode()
+
+    assert study.name in html
+    assert "Secret study" not in html
+    assert '<span class="badge">annotator</span>' in html
+    assert 'href="/studies/perf/label/"' in html
+    assert "New study" not in html
+
+
+def test_study_list_offers_new_study_to_those_who_may_create(client, study, researcher):
+    client.force_login(researcher)
+
+    html = client.get("/studies/").content.decode()
+
+    assert 'href="/studies/new/"' in html
+    assert 'href="/studies/perf/label/"' not in html
+
+
+def test_annotator_sees_overview_guidelines_and_only_own_progress(
+    client, study, annotator, second_annotator
+):
+    study.guidelines = "# Rules\n\nLabel the *root cause*. <script>alert(1)</script>"
+    study.save()
+    submitted(study, second_annotator)
+    submitted(study, annotator)
+    client.force_login(annotator)
+
+    html = client.get("/studies/perf/").content.decode()
+
+    assert "<h1>Rules</h1>" in html and "<em>root cause</em>" in html
+    assert "<script>alert(1)" not in html and "&lt;script&gt;" in html
+    assert 'data-testid="start-labelling"' in html
+    assert "You: 1 submitted, 0 skipped." in html
+    assert 'data-testid="per-annotator"' not in html
+    assert "ann2" not in html
+    assert 'data-testid="skipped"' not in html
+    assert 'href="/studies/perf/members/"' not in html
+
+
+def test_lead_sees_progress_per_annotator_skips_with_reasons_and_batch_form(
+    client, study, annotator, second_annotator, lead
+):
+    submitted(study, annotator)
+    held = assignment_next(study=study, user=second_annotator)
+    assignment_skip(
+        assignment_id=held.pk, user=second_annotator, reason="cannot_judge", note="No logs given"
+    )
+    client.force_login(lead)
+
+    html = client.get("/studies/perf/").content.decode()
+
+    per_annotator = html[html.index('data-testid="per-annotator"') :]
+    assert "<td>ann</td><td>1</td><td>0</td><td>0</td>" in per_annotator
+    assert "<td>ann2</td><td>0</td><td>0</td><td>1</td>" in per_annotator
+    skipped = html[html.index('data-testid="skipped"') :]
+    assert "cannot judge" in skipped and "No logs given" in skipped
+    assert 'action="/studies/perf/batches/"' in html
+    assert 'href="/studies/perf/members/"' in html
+    assert 'data-testid="start-labelling"' not in html
+
+
+def test_researcher_reads_progress_but_does_not_manage_or_label(client, study, researcher):
+    client.force_login(researcher)
+
+    html = client.get("/studies/perf/").content.decode()
+
+    assert 'data-testid="per-annotator"' in html
+    assert 'data-testid="skipped"' not in html
+    assert client.get("/studies/perf/members/").status_code == 403
+    assert client.get("/studies/perf/label/").status_code == 403
+    assert client.post("/studies/perf/batches/").status_code == 403
+
+
+def test_label_page_needs_the_annotator_role_in_the_study(client, study, lead, annotator):
+    client.force_login(lead)
+    assert client.get("/studies/perf/label/").status_code == 403
+    client.force_login(annotator)
+    assert client.get("/studies/perf/label/").status_code == 200
+
+
+# -- the labelling page
+
+
+def label_config(html: str) -> dict:
+    match = re.search(r'<script id="label-config" type="application/json">(.*?)</script>', html)
+    return json.loads(match.group(1))
+
+
+def test_label_page_ships_the_scheme_and_api_addresses_but_no_labels(
+    client, study, annotator, second_annotator
+):
+    submitted(study, second_annotator, labels=OTHER_LABELS, note="ann2 thinks threads")
+    client.force_login(annotator)
+
+    html = client.get("/studies/perf/label/").content.decode()
+
+    config = label_config(html)
+    root_cause, impact = config["dimensions"]
+    assert [c["path"] for c in root_cause["categories"]] == [
+        "memory",
+        "memory/leak",
+        "memory/bloat",
+        "threading",
+    ]
+    assert root_cause["categories"][1]["parent"] == "memory"
+    assert root_cause["leafOnly"] is True and impact["multiple"] is True
+    assert root_cause["categories"][0]["definition"] == "What this category means."
+    assert config["urls"]["next"] == "/api/studies/perf/next/"
+    assert config["urls"]["submit"] == "/api/assignments/{id}/submit/"
+    assert config["urls"]["report"] == "/studies/perf/items/{id}/report/"
+    assert [r["value"] for r in config["skipReasons"]] == [
+        "not_a_bug",
+        "not_enough_information",
+        "cannot_judge",
+    ]
+    assert "ann2 thinks threads" not in html
+    assert "ann2" not in html
+    assert 'src="/static/js/label.js"' in html
+    assert "Keyboard shortcuts" in html
+
+
+def test_report_json_is_rendered_and_sanitized_with_its_fix(client, study, annotator):
+    assignment = assignment_next(study=study, user=annotator)
+    report = assignment.item.report
+    report.body = HOSTILE_BODY
+    report.save()
+    CommentFactory(report=report, body="Also on **2.1** <b onclick=x()>bold</b>")
+    commit, pull_request = report_with_fix(report)
+    client.force_login(annotator)
+
+    data = client.get(f"/studies/perf/items/{assignment.item_id}/report/").json()
+
+    assert data["title"] == report.title
+    assert "<script" not in data["bodyHtml"] and "&lt;script&gt;" in data["bodyHtml"]
+    assert "<img" not in data["bodyHtml"]
+    assert 'href="javascript' not in data["bodyHtml"]
+    assert '<pre><code class="language-python">for _ in range(10):' in data["bodyHtml"]
+    assert data["comments"][0]["bodyHtml"].startswith("<p>Also on <strong>2.1</strong>")
+    assert "<b " not in data["comments"][0]["bodyHtml"]
+    fixes = {fix["target"]: fix for fix in data["fixes"]}
+    commit_fix = fixes[f"commit:{commit.sha}"]
+    assert commit_fix["evidence"] == ["Closed by commit (timeline)"]
+    assert commit_fix["commit"]["message"].startswith("Fix the leak")
+    assert commit_fix["commit"]["files"][0]["patch"].startswith("@@ -1,3 +1,3 @@")
+    assert fixes[f"pr:{pull_request.number}"]["pullRequest"]["merged"] is True
+    assert "labels" not in json.dumps(data).replace('"labels": ["type:bug"]', "")
+
+
+def test_report_json_only_for_items_handed_to_the_annotator(client, study, annotator, lead):
+    item = study.items.order_by("position").last()
+    client.force_login(annotator)
+    assert client.get(f"/studies/perf/items/{item.pk}/report/").status_code == 403
+    client.force_login(lead)
+    assert client.get(f"/studies/perf/items/{item.pk}/report/").status_code == 200
+
+
+def test_report_of_another_study_is_404(client, study, annotator):
+    other = LabellingStudyFactory(slug="other")
+    item = StudyItem.objects.create(study=other, report=BugReportFactory(), needed=2)
+    client.force_login(annotator)
+
+    assert client.get(f"/studies/perf/items/{item.pk}/report/").status_code == 404
+
+
+# -- item history
+
+
+def test_history_is_blind_for_annotators_and_complete_for_leads(
+    client, study, annotator, second_annotator, lead
+):
+    mine = submitted(study, annotator, note="first try")
+    assignment_submit(
+        assignment_id=mine.pk,
+        user=annotator,
+        labels={"root-cause": "memory/bloat"},
+        note="on second thought",
+        seconds=3,
+    )
+    submitted(study, second_annotator, labels=OTHER_LABELS, note="ann2 note")
+    url = f"/studies/perf/items/{mine.item_id}/history/"
+
+    client.force_login(annotator)
+    html = client.get(url).content.decode()
+    assert html.count('data-testid="version"') == 2
+    assert "memory/leak" in html and "memory/bloat" in html
+    assert "on second thought" in html
+    assert "threading" not in html and "ann2 note" not in html
+
+    client.force_login(lead)
+    html = client.get(url).content.decode()
+    assert html.count('data-testid="version"') == 3
+    assert "threading" in html and "ann2 note" in html
+
+
+def test_history_shows_every_version_once_adjudicated(client, study, annotator, second_annotator):
+    mine = submitted(study, annotator)
+    submitted(study, second_annotator, labels=OTHER_LABELS)
+    StudyItem.objects.filter(pk=mine.item_id).update(adjudicated_at="2024-01-01T00:00Z")
+    client.force_login(annotator)
+
+    html = client.get(f"/studies/perf/items/{mine.item_id}/history/").content.decode()
+
+    assert html.count('data-testid="version"') == 2
+    assert "threading" in html
+
+
+# -- members
+
+
+def test_lead_adds_and_removes_members(client, study, lead, make_user):
+    newcomer = make_user(Role.ANNOTATOR, username="newcomer")
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/members/", {"action": "add", "username": "newcomer", "role": "annotator"}
+    )
+
+    assert response.status_code == 302
+    member = StudyMember.objects.get(study=study, user=newcomer)
+    assert member.role == "annotator"
+    html = client.get("/studies/perf/members/").content.decode()
+    assert "newcomer" in html
+
+    client.post("/studies/perf/members/", {"action": "remove", "member": member.pk})
+    assert not StudyMember.objects.filter(study=study, user=newcomer).exists()
+
+
+def test_the_last_lead_cannot_be_removed(client, study, lead):
+    client.force_login(lead)
+    member = StudyMember.objects.get(study=study, user=lead)
+
+    response = client.post(
+        "/studies/perf/members/", {"action": "remove", "member": member.pk}, follow=True
+    )
+
+    assert "A study keeps at least one lead" in response.content.decode()
+    assert StudyMember.objects.filter(pk=member.pk).exists()
+
+
+def test_adding_an_unknown_user_says_so_next_to_the_field(client, study, lead):
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/members/", {"action": "add", "username": "ghost", "role": "annotator"}
+    )
+
+    assert response.status_code == 200
+    assert "there is no user &#x27;ghost&#x27;" in response.content.decode()
+    assert study.members.count() == 3
+
+
+def test_annotator_cannot_manage_members(client, study, annotator, outsider):
+    client.force_login(annotator)
+
+    response = client.post(
+        "/studies/perf/members/", {"action": "add", "username": "outsider", "role": "lead"}
+    )
+
+    assert response.status_code == 403
+    assert not StudyMember.objects.filter(user=outsider).exists()
+
+
+# -- setting a study up
+
+
+@pytest.fixture
+def frame_reports():
+    torch = RepositoryFactory(owner="pytorch", name="pytorch")
+    tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
+    for number in range(1, 301):
+        BugReportFactory(
+            repository=torch if number <= 200 else tf,
+            number=number,
+            state="closed" if number % 3 else "open",
+        )
+    return torch, tf
+
+
+def setup_data(codebook, **overrides):
+    data = {
+        "name": "Performance bugs",
+        "slug": "perf-bugs",
+        "codebook": codebook.pk,
+        "state": "all",
+        "sample_mode": "confidence",
+        "confidence": "0.95",
+        "margin": "0.05",
+        "stratify": "repository",
+        "seed": "7",
+        "overlap": "2",
+        "item_order": "random",
+        "guidelines": "Read the *whole* thread.",
+    }
+    data.update(overrides)
+    return data
+
+
+def test_setup_page_only_for_those_who_may_create_studies(client, annotator, researcher):
+    client.force_login(annotator)
+    assert client.get("/studies/new/").status_code == 403
+    client.force_login(researcher)
+    html = client.get("/studies/new/").content.decode()
+    assert 'name="sample_mode"' in html and 'name="repositories"' in html
+    assert 'data-testid="create-study"' not in html
+
+
+def test_preview_shows_cochran_size_and_strata_and_writes_nothing(
+    client, researcher, frame_reports
+):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+
+    response = client.post("/studies/new/", {**setup_data(codebook), "action": "preview"})
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    # n0 = 1.96^2 * 0.25 / 0.05^2 = 384.1; n = 384.1 / (1 + 383.1 / 300) = 168.7 -> 169
+    assert 'data-testid="frame-size">300<' in html
+    assert 'data-testid="sample-size">169<' in html
+    assert "384.1" in html and "168.7" in html
+    strata = html[html.index('data-testid="strata"') :]
+    assert "<td>pytorch/pytorch</td><td>200</td><td>113</td>" in strata
+    assert "<td>tensorflow/tensorflow</td><td>100</td><td>56</td>" in strata
+    assert 'data-testid="create-study"' in html
+    assert not Study.objects.exists()
+
+
+def test_create_after_preview_draws_what_was_previewed(client, researcher, frame_reports):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+    data = setup_data(codebook, dimensions=[codebook.dimensions.get(key="impact").pk])
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+    previewed = re.search(r'name="previewed" value="([0-9a-f]+)"', html).group(1)
+
+    response = client.post("/studies/new/", {**data, "action": "create", "previewed": previewed})
+
+    assert response.status_code == 302
+    assert response["Location"] == "/studies/perf-bugs/"
+    study = Study.objects.get(slug="perf-bugs")
+    assert study.items.count() == 169
+    assert [d.key for d in study.dimensions.all()] == ["impact"]
+    assert study.seed == 7 and study.guidelines == "Read the *whole* thread."
+    assert StudyMember.objects.filter(study=study, user=researcher, role="lead").exists()
+    assert StudyBatch.objects.get(study=study).strata[0]["sample"] == 113
+
+
+def test_create_with_settings_changed_since_the_preview_shows_the_preview_again(
+    client, researcher, frame_reports
+):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+    data = setup_data(codebook)
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+    previewed = re.search(r'name="previewed" value="([0-9a-f]+)"', html).group(1)
+
+    response = client.post(
+        "/studies/new/",
+        {**data, "margin": "0.1", "action": "create", "previewed": previewed},
+    )
+
+    assert response.status_code == 200
+    assert "The settings changed since the preview" in response.content.decode()
+    assert not Study.objects.exists()
+
+
+def test_setup_errors_are_shown_next_to_their_fields(client, researcher, frame_reports):
+    codebook = labelling_codebook()
+    other = labelling_codebook()
+    LabellingStudyFactory(slug="taken")
+    client.force_login(researcher)
+
+    html = client.post(
+        "/studies/new/",
+        {
+            **setup_data(codebook),
+            "created_from": "2021-02-01",
+            "created_to": "2021-01-01",
+            "dimensions": [other.dimensions.first().pk],
+            "action": "preview",
+        },
+    ).content.decode()
+
+    assert 'data-testid="error-created_to"' in html
+    assert "must not be before created_from" in html
+    assert 'data-testid="error-dimensions"' in html
+    assert 'data-testid="create-study"' not in html
+
+    data = setup_data(codebook, slug="taken", sample_mode="size", sample_size="")
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+    assert 'data-testid="error-sample_size"' in html
+    assert not Study.objects.filter(slug="perf-bugs").exists()
+
+
+def test_lead_previews_then_draws_a_second_batch(client, study, lead):
+    for _ in range(6):
+        BugReportFactory()
+    client.force_login(lead)
+    data = {"sample_mode": "size", "sample_size": "5", "seed": "3"}
+
+    html = client.post("/studies/perf/batches/", {**data, "action": "preview"}).content.decode()
+
+    assert 'data-testid="frame-size">6<' in html
+    assert 'data-testid="sample-size">5<' in html
+    assert study.items.count() == 4
+    previewed = re.search(r'name="previewed" value="([0-9a-f]+)"', html).group(1)
+    response = client.post(
+        "/studies/perf/batches/", {**data, "action": "draw", "previewed": previewed}
+    )
+    assert response.status_code == 302
+    assert study.items.count() == 9
+    assert study.batches.get().sample_size == 5
+    assert Assignment.objects.count() == 0
+
+
+# -- importing labels made elsewhere
+
+
+def csv_upload(text, name="labels.csv"):
+    return SimpleUploadedFile(name, text.encode(), content_type="text/csv")
+
+
+def test_lead_imports_labels_from_a_csv(client, study, lead):
+    item = study.items.order_by("position").first()
+    ref = f"{item.report.repository.full_name}#{item.report.number}"
+    client.force_login(lead)
+    text = (
+        "item,annotator,dimension,value,note\n"
+        f"{ref},carol,root-cause,memory/leak,from the pilot\n"
+        f"{ref},carol,impact,speed;memory-use,\n"
+    )
+
+    response = client.post("/studies/perf/import/", {"file": csv_upload(text)})
+
+    assert response.status_code == 302
+    assignment = Assignment.objects.get(item=item, annotator__username="carol")
+    assert assignment.status == "submitted" and assignment.note == "from the pilot"
+    assert dict(assignment.annotations.values_list("dimension__key", "values")) == {
+        "root-cause": ["memory/leak"],
+        "impact": ["speed", "memory-use"],
+    }
+
+
+def test_import_lists_every_problem_with_its_line_and_writes_nothing(client, study, lead):
+    item = study.items.order_by("position").first()
+    ref = f"{item.report.repository.full_name}#{item.report.number}"
+    client.force_login(lead)
+    text = (
+        "item,annotator,dimension,value\n"
+        f"{ref},carol,root-cause,memory/leak\n"
+        f"{ref},dave,root-cause,memory\n"
+        "not-an-item,dave,root-cause,threading\n"
+    )
+
+    response = client.post("/studies/perf/import/", {"file": csv_upload(text)})
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    problems = html[html.index('data-testid="import-problems"') :]
+    assert "labels.csv:4: item &#x27;not-an-item&#x27; is not owner/name#number" in problems
+    assert not Assignment.objects.exists()
+    assert not StudyMember.objects.filter(user__username="carol").exists()
+
+    text = "item,annotator,dimension,value\n" + f"{ref},dave,root-cause,memory\n"
+    html = client.post("/studies/perf/import/", {"file": csv_upload(text)}).content.decode()
+    assert "labels.csv:2:" in html and "has sub-categories" in html
+    assert not Assignment.objects.exists()
+
+
+def test_only_leads_import(client, study, annotator, researcher):
+    for user in (annotator, researcher):
+        client.force_login(user)
+        assert client.get("/studies/perf/import/").status_code == 403
+        response = client.post("/studies/perf/import/", {"file": csv_upload("item\n")})
+        assert response.status_code == 403
+
+
+def test_report_json_reads_a_fixed_number_of_queries(
+    client, study, annotator, django_assert_max_num_queries
+):
+    assignment = assignment_next(study=study, user=annotator)
+    report = assignment.item.report
+    for _ in range(5):
+        CommentFactory(report=report)
+    for _ in range(3):
+        report_with_fix(report)
+    client.force_login(annotator)
+
+    with django_assert_max_num_queries(10):
+        response = client.get(f"/studies/perf/items/{assignment.item_id}/report/")
+
+    assert len(response.json()["fixes"]) == 6
+    assert len(response.json()["comments"]) == 5
