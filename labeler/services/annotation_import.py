@@ -28,7 +28,8 @@ from labeler.models import (
     StudyMember,
 )
 from labeler.services.studies import batch_slot, study_member_add, user_create_unusable
-from mining.models import BugReport, Repository
+from mining.models import BugReport
+from mining.services import repository_get_or_create
 
 
 class AnnotationImportError(AnnotationFileError):
@@ -76,9 +77,11 @@ def annotation_import(
     """Check every row, then write them all in one transaction, or raise with every problem.
 
     Annotators are created as needed (without a usable password) and join the study as
-    annotators. Reports not imported yet are an error, or with `create_missing_reports`
-    become stubs that the next GitHub import fills in. Items not yet in the study join it in
-    a new batch.
+    annotators; an existing account must already be an annotator of the study, so labels are
+    never credited to someone who did not make them. Items are matched to reports ignoring the
+    case of the repository name. Reports not imported yet are an error, or with
+    `create_missing_reports` become stubs that the next GitHub import fills in. Items not yet
+    in the study join it in a new batch.
     """
     try:
         rows = read_label_rows(data, source)
@@ -86,8 +89,11 @@ def annotation_import(
         raise AnnotationImportError(error.problems) from None
     scheme = study_scheme(study=study)
     groups: dict[tuple[tuple[str, int], str], list[LabelRow]] = defaultdict(list)
+    spelled: dict[tuple[str, int], str] = {}
     for row in rows:
-        groups[((row.repository, row.number), row.annotator)].append(row)
+        key = (row.repository.lower(), row.number)
+        spelled.setdefault(key, row.repository)
+        groups[(key, row.annotator)].append(row)
 
     problems: list[str] = []
     chosen = {}
@@ -99,7 +105,7 @@ def annotation_import(
 
     first_line = {}
     for row in rows:
-        first_line.setdefault((row.repository, row.number), row.line)
+        first_line.setdefault((row.repository.lower(), row.number), row.line)
     reports = _reports_by_key(list(first_line))
     missing = [key for key in first_line if key not in reports]
     if missing and not create_missing_reports:
@@ -117,6 +123,27 @@ def annotation_import(
     users = {
         u.username: u for u in get_user_model().objects.filter(username__in={a for _, a in groups})
     }
+    study_annotators = set(
+        StudyMember.objects.filter(
+            study=study, role=StudyMember.Role.ANNOTATOR, user__in=users.values()
+        ).values_list("user__username", flat=True)
+    )
+    reported_outsiders = set()
+    for (_, annotator), group in groups.items():
+        if annotator in users and annotator not in study_annotators:
+            if annotator not in reported_outsiders:
+                problems.append(
+                    f"{source}:{group[0].line}: {annotator} is an existing account but not an "
+                    f"annotator of study {study.slug}; add them as an annotator first"
+                )
+            reported_outsiders.add(annotator)
+    for item in items.values():
+        if item.adjudicated_at is not None:
+            key = next(k for k, r in reports.items() if r.pk == item.report_id)
+            problems.append(
+                f"{source}:{first_line[key]}: {key[0]}#{key[1]} is adjudicated in study "
+                f"{study.slug}; its labels can no longer change"
+            )
     taken = set(
         Assignment.objects.filter(item__in=items.values())
         .exclude(status=Assignment.Status.EXPIRED)
@@ -150,7 +177,7 @@ def annotation_import(
         groups=groups,
         chosen=chosen,
         reports=reports,
-        missing=missing,
+        missing=[(key, spelled[key]) for key in missing],
         users=users,
         source=source,
     )
@@ -167,25 +194,23 @@ def _reports_by_key(keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugRep
         return {}
     wanted = Q()
     for repository, number in keys:
-        wanted |= Q(repository__full_name=repository, number=number)
+        wanted |= Q(repository__full_name__iexact=repository, number=number)
     return {
-        (r.repository.full_name, r.number): r
+        (r.repository.full_name.lower(), r.number): r
         for r in BugReport.objects.filter(wanted).select_related("repository")
     }
 
 
-def _stub_reports(keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
+def _stub_reports(missing: list[tuple[tuple[str, int], str]]) -> dict[tuple[str, int], BugReport]:
+    """Stub reports for (key, repository name as first spelled in the file)."""
     made = {}
-    for full_name, number in keys:
-        owner, name = full_name.split("/", 1)
-        repository, _ = Repository.objects.get_or_create(
-            full_name=full_name, defaults={"owner": owner, "name": name}
-        )
-        made[(full_name, number)] = BugReport.objects.create(
+    for key, full_name in missing:
+        repository = repository_get_or_create(full_name=full_name)
+        made[key] = BugReport.objects.create(
             repository=repository,
-            number=number,
-            title=f"{full_name}#{number} (not imported yet)",
-            html_url=f"https://github.com/{full_name}/issues/{number}",
+            number=key[1],
+            title=f"{repository.full_name}#{key[1]} (not imported yet)",
+            html_url=f"https://github.com/{repository.full_name}/issues/{key[1]}",
             is_stub=True,
         )
     return made
@@ -220,15 +245,18 @@ def _write(*, study, scheme, groups, chosen, reports, missing, users, source) ->
         user = users[annotator]
         labels = chosen[(item_key, annotator)]
         note = "\n".join(dict.fromkeys(row.note for row in group if row.note))
-        assignment = Assignment.objects.create(
+        # A hold of theirs that expired takes the place of a new assignment (one per person).
+        assignment, _ = Assignment.objects.update_or_create(
             item=item,
-            study=study,
             annotator=user,
-            status=Assignment.Status.SUBMITTED,
-            held_at=now,
-            submitted_at=now,
-            note=note,
-            version=1,
+            defaults={
+                "study": study,
+                "status": Assignment.Status.SUBMITTED,
+                "held_at": now,
+                "submitted_at": now,
+                "note": note,
+                "version": 1,
+            },
         )
         for key, categories in labels.items():
             annotation = Annotation.objects.create(

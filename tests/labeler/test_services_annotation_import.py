@@ -4,7 +4,8 @@ import pytest
 
 from labeler.models import Annotation, AnnotationVersion, Assignment, StudyItem, StudyMember
 from labeler.services.annotation_import import AnnotationImportError, annotation_import
-from labeler.services.assignment import assignment_next
+from labeler.services.assignment import assignment_expire_stale, assignment_next
+from labeler.services.studies import study_member_add
 from mining.models import BugReport
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
@@ -41,8 +42,14 @@ def nothing_written():
     )
 
 
+def annotator_of(study, username):
+    user = UserFactory(username=username)
+    study_member_add(study=study, user=user, role=StudyMember.Role.ANNOTATOR)
+    return user
+
+
 def test_import_creates_submissions_users_items_and_history(study):
-    UserFactory(username="alice")
+    annotator_of(study, "alice")
     summary = run(
         study,
         HEADER
@@ -119,7 +126,7 @@ def test_unknown_item_without_the_flag_and_with_it(study):
 
 
 def test_someone_who_already_labelled_the_item_is_refused(study):
-    alice = UserFactory(username="alice")
+    alice = annotator_of(study, "alice")
     assignment_next(study=study, user=alice)
     found = problems(study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
     assert found == ["l.csv:2: alice already has pytorch/pytorch#1 in study sheet"]
@@ -130,3 +137,58 @@ def test_file_problems_come_through(study):
         study, HEADER + "pytorch/pytorch#1,al,root-cause,x,\npytorch/pytorch#1,al,root-cause,y,\n"
     )
     assert found == ["l.csv:3: al labels root-cause of pytorch/pytorch#1 again (first on line 2)"]
+
+
+def test_an_existing_account_outside_the_study_is_not_credited(study):
+    UserFactory(username="admin-person")
+
+    found = problems(study, HEADER + "pytorch/pytorch#1,admin-person,root-cause,threading,\n")
+
+    assert found == [
+        "l.csv:2: admin-person is an existing account but not an annotator of study sheet; "
+        "add them as an annotator first"
+    ]
+    assert nothing_written()
+    assert not StudyMember.objects.filter(user__username="admin-person").exists()
+
+
+def test_adjudicated_items_are_refused(study):
+    StudyItem.objects.filter(study=study).update(adjudicated_at="2026-01-01T00:00:00Z")
+
+    found = problems(study, HEADER + "pytorch/pytorch#1,newbie,root-cause,threading,\n")
+
+    assert found == [
+        "l.csv:2: pytorch/pytorch#1 is adjudicated in study sheet; its labels can no longer change"
+    ]
+    assert nothing_written()
+
+
+def test_items_match_reports_whatever_the_case_of_the_repository(study):
+    summary = run(
+        study,
+        HEADER
+        + "PyTorch/PyTorch#1,al,root-cause,threading,\n"
+        + "PYTORCH/pytorch#7,al,root-cause,threading,\n",
+        create_missing_reports=True,
+    )
+
+    assert summary.reports_created == 1
+    assert summary.items_added == 1
+    assert StudyItem.objects.filter(study=study, report__number=1).get().submitted == 1
+    stub = BugReport.objects.get(number=7)
+    assert stub.repository.full_name == "pytorch/pytorch"
+    assert BugReport.objects.values("repository").distinct().count() == 1
+
+
+def test_an_expired_hold_of_the_annotator_becomes_their_imported_submission(study):
+    alice = annotator_of(study, "alice")
+    held = assignment_next(study=study, user=alice)
+    Assignment.objects.filter(pk=held.pk).update(held_at="2000-01-01T00:00:00Z")
+    assignment_expire_stale(study=study)
+    assert Assignment.objects.get(pk=held.pk).status == "expired"
+
+    run(study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
+
+    (assignment,) = Assignment.objects.filter(annotator=alice)
+    assert (assignment.pk, assignment.status, assignment.version) == (held.pk, "submitted", 1)
+    assert AnnotationVersion.objects.filter(assignment=assignment).count() == 1
