@@ -1,14 +1,29 @@
-"""Markdown from GitHub (issue bodies, comments) to safe HTML: rendered, then sanitised."""
+"""Markdown from GitHub (issue bodies, comments) to safe HTML: rendered, then sanitised.
+
+Images become links: an image loaded from a third-party host would tell that host who reads
+which report, and when.
+"""
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 
-_renderer = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _ALLOWED_TAGS = {
     "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
-    "img", "li", "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "li", "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
-_ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "code": {"class"}}
+_ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "code": {"class"}}
+
+
+def _image_as_link(renderer, tokens, idx, options, env) -> str:
+    token = tokens[idx]
+    source = str(token.attrGet("src") or "")
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    return f'<a href="{escapeHtml(source)}">[image: {escapeHtml(alt or source)}]</a>'
+
+
+_renderer = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+_renderer.add_render_rule("image", _image_as_link)
 
 
 def render_markdown(text: str) -> str:

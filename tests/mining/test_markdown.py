@@ -13,3 +13,20 @@ def test_dangerous_links_dropped_and_nul_removed():
     assert 'href="javascript' not in html
     assert 'href="https://ok.example"' in html
     assert "\x00" not in html and "ab" in html
+
+
+def test_images_become_links_so_no_third_party_host_sees_readers():
+    html = render_markdown("trace: ![loss *curve*](https://example.org/plot.png)")
+
+    assert "<img" not in html
+    assert (
+        '<a href="https://example.org/plot.png" rel="noopener noreferrer nofollow">'
+        "[image: loss curve]</a>"
+    ) in html
+
+
+def test_image_with_a_script_url_loses_its_link():
+    html = render_markdown("![x](javascript:alert(1))")
+
+    assert "href" not in html
+    assert "<img" not in html
