@@ -41,13 +41,21 @@ def _keyword_pattern(keywords: tuple[str, ...]) -> re.Pattern | None:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=64)
+def _keyword_order(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_normalise(k) for k in keywords))
+
+
 def matching_keywords(text: str, keywords: tuple[str, ...]) -> list[str]:
     """The keywords found in the text, normalised, in the order of the keyword list."""
-    pattern = _keyword_pattern(tuple(keywords))
+    keywords = tuple(keywords)
+    pattern = _keyword_pattern(keywords)
     if pattern is None or not text:
         return []
     found = {_normalise(match.group(0)) for match in pattern.finditer(text)}
-    return [k for k in dict.fromkeys(_normalise(k) for k in keywords) if k in found]
+    if not found:
+        return []
+    return [k for k in _keyword_order(keywords) if k in found]
 
 
 def matching_labels(labels: list[str], wanted: tuple[str, ...]) -> list[str]:

@@ -29,7 +29,111 @@ from typing import Any
 import requests
 from github import Auth, Github, GithubException, UnknownObjectException
 
-ISSUES_QUERY = """
+PAGE_INFO = "pageInfo { hasNextPage endCursor }"
+TIMELINE_TYPES = "[CLOSED_EVENT, CROSS_REFERENCED_EVENT, REFERENCED_EVENT]"
+
+# An issue's connections and what is read of them; the issue query reads their first pages,
+# more_items_query the next ones.
+CONNECTIONS = {
+    "comments": ("comments(first: {first}{after})", "...CommentFields"),
+    "labels": ("labels(first: {first}{after})", "name"),
+    "closedByPullRequestsReferences": (
+        "closedByPullRequestsReferences(first: {first}{after}, includeClosedPrs: true)",
+        "...PullRequestFields",
+    ),
+    "timelineItems": (
+        "timelineItems(first: {first}{after}, itemTypes: " + TIMELINE_TYPES + ")",
+        "...TimelineItemFields",
+    ),
+}
+FIRST_PAGE = {
+    "comments": 50,
+    "labels": 50,
+    "closedByPullRequestsReferences": 10,
+    "timelineItems": 50,
+}
+
+FRAGMENTS = {
+    "CommentFields": """
+fragment CommentFields on IssueComment {
+  databaseId
+  author { login }
+  body
+  createdAt
+  updatedAt
+}
+""",
+    "CommitFields": """
+fragment CommitFields on Commit {
+  oid
+  message
+  url
+  authoredDate
+  additions
+  deletions
+  changedFilesIfAvailable
+  author { name user { login } }
+}
+""",
+    "PullRequestFields": """
+fragment PullRequestFields on PullRequest {
+  databaseId
+  number
+  title
+  body
+  state
+  merged
+  url
+  additions
+  deletions
+  repository { nameWithOwner }
+  mergeCommit { oid }
+  labels(first: 20) { nodes { name } }
+}
+""",
+    "TimelineItemFields": """
+fragment TimelineItemFields on IssueTimelineItems {
+  __typename
+  ... on ClosedEvent {
+    closer {
+      __typename
+      ... on Commit { ...CommitFields }
+      ... on PullRequest { ...PullRequestFields }
+    }
+  }
+  ... on CrossReferencedEvent {
+    willCloseTarget
+    source { __typename ... on PullRequest { ...PullRequestFields } }
+  }
+  ... on ReferencedEvent {
+    commitRepository { nameWithOwner }
+    commit { ...CommitFields }
+  }
+}
+""",
+}
+# The fragments each connection's selection needs (GraphQL rejects unused fragments).
+NEEDS = {
+    "comments": ["CommentFields"],
+    "labels": [],
+    "closedByPullRequestsReferences": ["PullRequestFields"],
+    "timelineItems": ["TimelineItemFields", "CommitFields", "PullRequestFields"],
+}
+
+
+def _connection(name: str, first: int, after: str = "") -> str:
+    field, selection = CONNECTIONS[name]
+    field = field.format(first=first, after=after)
+    return f"{field} {{ totalCount {PAGE_INFO} nodes {{ {selection} }} }}"
+
+
+def _fragments(names) -> str:
+    needed = dict.fromkeys(fragment for name in names for fragment in NEEDS[name])
+    return "".join(FRAGMENTS[fragment] for fragment in needed)
+
+
+ISSUES_QUERY = (
+    """
 query IssuesPage(
   $owner: String!, $name: String!, $first: Int!, $after: String,
   $since: DateTime, $states: [IssueState!]
@@ -61,102 +165,29 @@ query IssuesPage(
         closedAt
         author { login }
         milestone { title }
-        labels(first: 50) { nodes { name } }
         reactionGroups { content reactors { totalCount } }
-        comments(first: 50) {
-          totalCount
-          pageInfo { hasNextPage endCursor }
-          nodes { ...CommentFields }
-        }
-        closedByPullRequestsReferences(first: 10, includeClosedPrs: true) {
-          nodes { ...PullRequestFields }
-        }
-        timelineItems(
-          first: 50, itemTypes: [CLOSED_EVENT, CROSS_REFERENCED_EVENT, REFERENCED_EVENT]
-        ) {
-          nodes {
-            __typename
-            ... on ClosedEvent {
-              closer {
-                __typename
-                ... on Commit { ...CommitFields }
-                ... on PullRequest { ...PullRequestFields }
-              }
-            }
-            ... on CrossReferencedEvent {
-              willCloseTarget
-              source { __typename ... on PullRequest { ...PullRequestFields } }
-            }
-            ... on ReferencedEvent {
-              commitRepository { nameWithOwner }
-              commit { ...CommitFields }
-            }
-          }
-        }
-      }
+"""
+    + "".join(f"        {_connection(name, first)}\n" for name, first in FIRST_PAGE.items())
+    + """      }
     }
   }
 }
-
-fragment CommentFields on IssueComment {
-  databaseId
-  author { login }
-  body
-  createdAt
-  updatedAt
-}
-
-fragment CommitFields on Commit {
-  oid
-  message
-  url
-  authoredDate
-  additions
-  deletions
-  changedFilesIfAvailable
-  author { name user { login } }
-}
-
-fragment PullRequestFields on PullRequest {
-  databaseId
-  number
-  title
-  body
-  state
-  merged
-  url
-  additions
-  deletions
-  repository { nameWithOwner }
-  mergeCommit { oid }
-  labels(first: 20) { nodes { name } }
-}
 """
-
-COMMENTS_FIELDS = """
-fragment MoreComments on Issue {
-  number
-  comments(first: 100, after: $after{i}) {
-    pageInfo { hasNextPage endCursor }
-    nodes { databaseId author { login } body createdAt updatedAt }
-  }
-}
-"""
+    + _fragments(CONNECTIONS)
+)
 
 
-def more_comments_query(count: int) -> str:
-    """One query for the next comment page of `count` issues, by node id and cursor."""
-    params = ", ".join(f"$id{i}: ID!, $after{i}: String" for i in range(count))
+def more_items_query(connections: list[str]) -> str:
+    """One query for the next page (100) of one connection of each of several issues, found
+    by node id: variables $id<i> and $after<i> for connections[i]."""
+    params = ", ".join(f"$id{i}: ID!, $after{i}: String" for i in range(len(connections)))
     selections = "\n".join(
-        f"  issue{i}: node(id: $id{i}) {{ ... on Issue {{ ...MoreComments{i} }} }}"
-        for i in range(count)
+        f"  item{i}: node(id: $id{i}) {{ ... on Issue {{ number "
+        f"{_connection(name, 100, f', after: $after{i}')} }} }}"
+        for i, name in enumerate(connections)
     )
-    fragments = "".join(
-        COMMENTS_FIELDS.replace("MoreComments", f"MoreComments{i}").replace("{i}", str(i))
-        for i in range(count)
-    )
-    head = f"query MoreComments({params}) {{\n  rateLimit {{ cost remaining resetAt }}\n"
-    return f"{head}{selections}\n}}\n{fragments}"
+    head = f"query MoreIssueItems({params}) {{\n  rateLimit {{ cost remaining resetAt }}\n"
+    return f"{head}{selections}\n}}\n{_fragments(connections)}"
 
 
 class GitHubError(Exception):
@@ -277,6 +308,8 @@ class GitHubClient:
         retry_backoff_seconds: float = 2,
         on_wait: Callable[[dt.datetime], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        secondary_wait_seconds: float = 60,
     ):
         self.api_url = api_url.rstrip("/")
         self._tokens = tokens or [""]
@@ -300,7 +333,12 @@ class GitHubClient:
         self._backoff = retry_backoff_seconds
         self._on_wait = on_wait
         self._sleep = sleep
+        self._clock = clock
+        self._secondary_wait = secondary_wait_seconds
+        # Secondary limits in a row (any request): each doubles the wait, up to 16 times it.
+        self._secondary_streak = 0
         self.requests = 0
+        self.not_modified = 0  # 304 answers: GitHub does not count them against the quota
         self.rate_limit_waits = 0
         self.rate_limit_remaining: int | None = None
         self.rate_limit_reset_at: dt.datetime | None = None
@@ -323,6 +361,8 @@ class GitHubClient:
             return status, response_headers, body
 
         status, response_headers, body = self._send(call)
+        if status == 304:
+            self.not_modified += 1
         data = None if status == 304 or not body else _json(body, url)
         return Response(status, response_headers, data)
 
@@ -358,7 +398,7 @@ class GitHubClient:
 
     def _choose_token(self) -> int:
         """The first token, from the current one on, with budget; else wait or raise."""
-        now = time.time()
+        now = self._clock()
         earliest = None
         for offset in range(len(self._tokens)):
             index = (self.token_index + offset) % len(self._tokens)
@@ -372,7 +412,7 @@ class GitHubClient:
     def _wait_until(self, reset: float) -> None:
         resume_at = dt.datetime.fromtimestamp(reset, dt.UTC)
         self.rate_limit_reset_at = resume_at
-        wait = max(reset - time.time(), 0)
+        wait = max(reset - self._clock(), 0)
         self.rate_limit_waits += 1
         if wait > self._inline_wait:
             raise RateLimitedError(resume_at)
@@ -382,7 +422,6 @@ class GitHubClient:
 
     def _send(self, call):
         server_errors = 0
-        secondary_waits = 0
         while True:
             index = self._choose_token()
             self.token_index = index
@@ -401,9 +440,8 @@ class GitHubClient:
             headers = {k.lower(): v for k, v in (headers or {}).items()}
             self._record_budget(key, headers)
 
-            limited_until = self._rate_limited_until(status, headers, body, secondary_waits)
+            limited_until = self._rate_limited_until(status, headers, body)
             if limited_until is not None:
-                secondary_waits += 1
                 self._budget.set(key, 0, limited_until)
                 self.token_index = (index + 1) % len(self._tokens)
                 continue
@@ -423,6 +461,7 @@ class GitHubClient:
                 raise NotFoundError(f"Not found on GitHub ({status})", status=status)
             if status >= 400:
                 raise GitHubError(f"GitHub answered {status}: {_message(body)}", status=status)
+            self._secondary_streak = 0
             return status, headers, body
 
     def _record_budget(self, key: str, headers: dict) -> None:
@@ -434,10 +473,12 @@ class GitHubClient:
         self.rate_limit_reset_at = dt.datetime.fromtimestamp(int(float(reset)), dt.UTC)
         self._budget.set(key, int(float(remaining)), float(reset))
 
-    @staticmethod
-    def _rate_limited_until(status: int, headers: dict, body: str, waits: int) -> float | None:
-        """The epoch second to wait for, if this answer is a primary or secondary limit."""
-        now = time.time()
+    def _rate_limited_until(self, status: int, headers: dict, body: str) -> float | None:
+        """The epoch second to wait for, if this answer is a primary or secondary limit.
+
+        A secondary limit without Retry-After waits at least secondary_wait_seconds (GitHub
+        asks for a minute), doubling while the limits come in a row."""
+        now = self._clock()
         if status == 200:
             errors = body.get("errors") if isinstance(body, dict) else None
             if not errors or not any(e.get("type") == "RATE_LIMITED" for e in errors):
@@ -450,7 +491,9 @@ class GitHubClient:
         if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
             return float(headers["x-ratelimit-reset"]) + 1
         if status == 429 or "rate limit" in _message(body).lower():
-            return now + 60 * 2 ** min(waits, 4)
+            wait = self._secondary_wait * 2 ** min(self._secondary_streak, 4)
+            self._secondary_streak += 1
+            return now + wait
         return None
 
 

@@ -2,8 +2,9 @@
 
 Every page is stored in the transaction that advances the job's checkpoint, so a worker
 killed mid-import resumes from the last stored page, and a page fetched twice is upserted,
-not duplicated. Phases: "issues" (reports, comments, links), then "patches" (REST commit
-details for the fix commits of candidate reports), then done.
+not duplicated. Phases: "issues" (reports with, on GraphQL, their comments and links), on
+REST "comments" (listed apart), then "patches" (REST commit details for the fix commits of
+candidate reports), then done.
 """
 
 import datetime as dt
@@ -18,19 +19,22 @@ from django.utils import timezone
 
 from mining import records, selectors, services
 from mining.github_client import (
+    CONNECTIONS,
     ISSUES_QUERY,
     GitHubClient,
     GitHubError,
     NotFoundError,
     RateLimitedError,
     TokenBudget,
-    more_comments_query,
+    more_items_query,
 )
-from mining.models import Commit, ImportJob
+from mining.models import ImportJob
 
 logger = logging.getLogger(__name__)
 
 COMMENT_BATCH = 10
+ITEM_BATCH = 10  # issue connections per follow-up GraphQL query
+PATCH_BATCH = 50
 STATES = {"open": ["OPEN"], "closed": ["CLOSED"], "all": None}
 
 
@@ -47,11 +51,12 @@ def make_client(job_id: int) -> GitHubClient:
     return GitHubClient(
         api_url=settings.GITHUB_API_URL,
         tokens=list(settings.GITHUB_TOKENS),
-        budget=TokenBudget(settings.CELERY_BROKER_URL, settings.GITHUB_TIMEOUT_SECONDS + 30),
+        budget=TokenBudget(settings.CELERY_BROKER_URL, settings.GITHUB_TOKEN_LOCK_SECONDS),
         timeout=settings.GITHUB_TIMEOUT_SECONDS,
         seconds_between_requests=settings.GITHUB_SECONDS_BETWEEN_REQUESTS,
         seconds_between_writes=settings.GITHUB_SECONDS_BETWEEN_WRITES,
         inline_wait_seconds=settings.GITHUB_INLINE_WAIT_SECONDS,
+        secondary_wait_seconds=settings.GITHUB_SECONDARY_WAIT_SECONDS,
         server_error_retries=settings.GITHUB_SERVER_ERROR_RETRIES,
         retry_backoff_seconds=settings.GITHUB_RETRY_BACKOFF_SECONDS,
         on_wait=on_wait,
@@ -65,6 +70,7 @@ class JobRun:
         self.repository = job.repository
         self.rules = selectors.candidate_rules(repository=self.repository)
         self.base_requests = job.api_requests
+        self.base_not_modified = job.api_requests_not_modified
         self.base_waits = job.rate_limit_waits
         self.started = time.monotonic()
         self.etags: dict[str, str] = {}
@@ -75,6 +81,7 @@ class JobRun:
         return {
             "status": ImportJob.Status.RUNNING,
             "api_requests": self.base_requests + self.client.requests,
+            "api_requests_not_modified": self.base_not_modified + self.client.not_modified,
             "rate_limit_waits": self.base_waits + self.client.rate_limit_waits,
             "rate_limit_remaining": self.client.rate_limit_remaining,
             "rate_limit_reset_at": self.client.rate_limit_reset_at,
@@ -177,8 +184,19 @@ class JobRun:
             )
             self.repository_info = None
         page = records.Page()
-        node_ids = {}
-        for node in issues.get("nodes") or []:
+        pending = []
+        nodes = [node for node in issues.get("nodes") or [] if isinstance(node, dict)]
+        unchanged = selectors.reports_unchanged(
+            repository=self.repository,
+            updated_at={
+                node["number"]: _time(node.get("updatedAt"))
+                for node in nodes
+                if isinstance(node.get("number"), int)
+            },
+        )
+        for node in nodes:
+            if node.get("number") in unchanged:
+                continue
             try:
                 report, related = records.report_from_graphql(
                     node, repo_full_name=self.repository.full_name
@@ -190,75 +208,179 @@ class JobRun:
             page.reports.append(report)
             page.pull_requests += related.pull_requests
             page.commits += related.commits
-            if not report.comments_complete:
-                node_ids[report.number] = (node["id"], node["comments"]["pageInfo"]["endCursor"])
-        self.more_comments(page, node_ids)
+            for name in CONNECTIONS:
+                info = (node.get(name) or {}).get("pageInfo") or {}
+                if info.get("hasNextPage"):
+                    pending.append((report.number, name, node["id"], info["endCursor"]))
+        self.more_items(page, pending)
         return page
 
-    def more_comments(self, page: records.Page, pending: dict[int, tuple[str, str]]) -> None:
-        """Fill in the comments of reports with more than the first page, batching issues."""
+    def more_items(self, page: records.Page, pending: list[tuple[int, str, str, str]]) -> None:
+        """Read the rest of the connections (comments, labels, closing references, timeline)
+        that have more than their first page: the next 100 of up to ITEM_BATCH of them per
+        query, until none has more. (report number, connection, issue node id, cursor)."""
         by_number = {r.number: r for r in page.reports}
         while pending:
-            batch = list(pending.items())[:COMMENT_BATCH]
+            batch, pending = pending[:ITEM_BATCH], pending[ITEM_BATCH:]
             variables = {}
-            for i, (_, (node_id, cursor)) in enumerate(batch):
+            for i, (_, _, node_id, cursor) in enumerate(batch):
                 variables[f"id{i}"] = node_id
                 variables[f"after{i}"] = cursor
-            data = self.client.graphql(more_comments_query(len(batch)), variables)
-            for i, (number, (node_id, _)) in enumerate(batch):
-                comments = (data.get(f"issue{i}") or {}).get("comments")
-                if comments is None:
-                    del pending[number]
-                    continue
+            data = self.client.graphql(
+                more_items_query([name for _, name, _, _ in batch]), variables
+            )
+            for i, (number, name, node_id, _) in enumerate(batch):
                 report = by_number[number]
-                report.comments += [records.comment_from_graphql(c) for c in comments["nodes"] if c]
-                info = comments["pageInfo"]
+                connection = (data.get(f"item{i}") or {}).get(name)
+                if connection is None:
+                    # The issue went away meanwhile: keep what is stored, say what is missing.
+                    report.comments_complete = report.comments_complete and name != "comments"
+                    report.links_complete = report.links_complete and name == "comments"
+                    page.skipped.append(
+                        {"item": f"#{number}", "reason": f"only the first page of {name} read"}
+                    )
+                    continue
+                records.extend_report_from_graphql(
+                    report,
+                    name,
+                    connection.get("nodes") or [],
+                    repo_full_name=self.repository.full_name,
+                    related=page,
+                )
+                info = connection["pageInfo"]
                 if info["hasNextPage"]:
-                    pending[number] = (node_id, info["endCursor"])
-                else:
+                    pending.append((number, name, node_id, info["endCursor"]))
+                elif name == "comments":
                     report.comments_complete = True
-                    del pending[number]
 
     # ---- REST ----
 
     def import_rest(self) -> None:
+        """Phases: the issue listing (reports, timelines), then the comments of the reports
+        that changed, each page stored with its checkpoint."""
         checkpoint = dict(self.job.checkpoint)
-        since = self.since()
-        checkpoint["since"] = since
+        checkpoint["since"] = self.since()
+        if checkpoint.get("phase", "issues") == "issues":
+            self.rest_issues(checkpoint)
+        if checkpoint.get("phase") == "comments":
+            self.rest_comments(checkpoint)
+
+    def rest_listing(self, checkpoint: dict, path: str, params: dict):
+        """Pages of a REST listing from the checkpoint's next_url on; the first page is asked
+        with the ETag of the last complete run (a 304 answer is free and means no change)."""
+        resume = checkpoint.get("next_url")
+        if resume:
+            yield from self.client.rest_pages(resume, params={})
+            return
+        etag_key = f"{path}?{sorted(params.items())}"
+        etag = getattr(getattr(self.repository, "sync", None), "etags", {}).get(etag_key, "")
+        for index, response in enumerate(self.client.rest_pages(path, params=params, etag=etag)):
+            if index == 0 and "etag" in response.headers:
+                self.etags[etag_key] = response.headers["etag"]
+            yield response
+
+    def rest_issues(self, checkpoint: dict) -> None:
         base = f"/repos/{self.repository.full_name}"
-        first_url = checkpoint.get("next_url")
         params = {"state": self.job.issue_state, "sort": "updated", "direction": "asc"}
         params["per_page"] = 100
-        if since:
-            params["since"] = since
-        etag_key = f"issues?{sorted(params.items())}"
-        if checkpoint.get("phase", "issues") != "issues":
-            return
-        if first_url:
-            pages = self.client.rest_pages(first_url, params={})
-        else:
-            etag = getattr(getattr(self.repository, "sync", None), "etags", {}).get(etag_key, "")
-            pages = self.client.rest_pages(f"{base}/issues", params=params, etag=etag)
-        for response in pages:
+        if checkpoint["since"]:
+            params["since"] = checkpoint["since"]
+        for response in self.rest_listing(checkpoint, f"{base}/issues", params):
             self.check_not_cancelled()
-            if not first_url and "etag" in response.headers and not checkpoint.get("cursor"):
-                self.etags[etag_key] = response.headers["etag"]
-            checkpoint["cursor"] = "started"
             if response.data is None:
                 break
             if not isinstance(response.data, list):
                 raise GitHubError("GitHub sent a malformed issue listing (not a list)")
             page = records.Page()
+            unchanged = selectors.reports_unchanged(
+                repository=self.repository,
+                updated_at={
+                    issue["number"]: _time(issue.get("updated_at"))
+                    for issue in response.data
+                    if isinstance(issue, dict) and isinstance(issue.get("number"), int)
+                },
+            )
             for issue in response.data:
-                self.rest_item(page, issue, base)
+                self.rest_item(page, issue, base, unchanged)
+            checkpoint["next_url"] = response.next_url
+            if not response.next_url:
+                checkpoint["phase"] = "comments"
+            self.store(page, checkpoint)
+        checkpoint["phase"] = "comments"
+        checkpoint["next_url"] = None
+        self.job.checkpoint = checkpoint
+
+    def rest_comments(self, checkpoint: dict) -> None:
+        """The comments of the reports that changed: the repository-wide listing (100 a
+        request, `since` on the comment's update time) when that takes fewer requests than
+        one listing per report, else per report (which also finds deleted comments)."""
+        since = checkpoint["since"]
+        with_comments = selectors.reports_with_comments(
+            repository=self.repository,
+            updated_since=dt.datetime.fromisoformat(since) if since else None,
+        )
+        stored = ImportJob.objects.filter(pk=self.job.pk).values_list("reports_done", flat=True)
+        if not with_comments or (since and not stored.first()):
+            checkpoint["phase"] = "patches"
+            self.job.checkpoint = checkpoint
+            return
+        if "comments_mode" not in checkpoint:
+            per_report = sum(-(-count // 100) for _, count in with_comments)
+            repository_wide = -(-sum(count for _, count in with_comments) // 100)
+            checkpoint["comments_mode"] = "repository" if repository_wide < per_report else "report"
+        if checkpoint["comments_mode"] == "repository":
+            self.rest_repository_comments(checkpoint)
+        else:
+            self.rest_report_comments(checkpoint, [number for number, _ in with_comments])
+        checkpoint["phase"] = "patches"
+        self.job.checkpoint = checkpoint
+
+    def rest_repository_comments(self, checkpoint: dict) -> None:
+        base = f"/repos/{self.repository.full_name}"
+        params = {"sort": "updated", "direction": "asc", "per_page": 100}
+        if checkpoint["since"]:
+            params["since"] = checkpoint["since"]
+        for response in self.rest_listing(checkpoint, f"{base}/issues/comments", params):
+            self.check_not_cancelled()
+            if response.data is None:
+                break
+            page = records.Page()
+            for item in response.data if isinstance(response.data, list) else []:
+                try:
+                    number = records.issue_number_from_url(item.get("issue_url"))
+                    page.issue_comments.append((number, records.comment_from_rest(item)))
+                except (records.MalformedPayloadError, AttributeError) as exc:
+                    page.skipped.append({"item": "comment", "reason": f"malformed: {exc}"})
             checkpoint["next_url"] = response.next_url
             if not response.next_url:
                 checkpoint["phase"] = "patches"
             self.store(page, checkpoint)
-        checkpoint["phase"] = "patches"
-        self.job.checkpoint = checkpoint
 
-    def rest_item(self, page: records.Page, issue: dict, base: str) -> None:
+    def rest_report_comments(self, checkpoint: dict, numbers: list[int]) -> None:
+        base = f"/repos/{self.repository.full_name}"
+        after = checkpoint.get("comments_after", 0)
+        pending = [n for n in numbers if n > after]
+        for start in range(0, len(pending), COMMENT_BATCH):
+            self.check_not_cancelled()
+            page = records.Page()
+            for number in pending[start : start + COMMENT_BATCH]:
+                try:
+                    for response in self.client.rest_pages(
+                        f"{base}/issues/{number}/comments", params={"per_page": 100}
+                    ):
+                        page.issue_comments += [
+                            (number, records.comment_from_rest(c)) for c in response.data or []
+                        ]
+                except NotFoundError as exc:
+                    page.skipped.append({"item": f"#{number}", "reason": str(exc)})
+                    continue
+                page.issue_comments_complete.add(number)
+                checkpoint["comments_after"] = number
+            if start + COMMENT_BATCH >= len(pending):
+                checkpoint["phase"] = "patches"
+            self.store(page, checkpoint)
+
+    def rest_item(self, page: records.Page, issue: dict, base: str, unchanged: set) -> None:
         number = issue.get("number") if isinstance(issue, dict) else None
         try:
             if records.is_rest_pull_request(issue):
@@ -266,18 +388,10 @@ class JobRun:
                 page.pull_requests_skipped += 1
                 return
             report = records.report_from_rest(issue)
-            if selectors.report_unchanged(
-                repository=self.repository, number=report.number, updated_at=report.updated_at
-            ):
+            # Comments come in their own phase; the stored ones stay until it runs.
+            report.comments_complete = False
+            if report.number in unchanged:
                 return
-            if report.comment_count:
-                report.comments = [
-                    records.comment_from_rest(c)
-                    for response in self.client.rest_pages(
-                        f"{base}/issues/{number}/comments", params={"per_page": 100}
-                    )
-                    for c in response.data or []
-                ]
             if report.state == "closed":
                 shas = []
                 for response in self.client.rest_pages(
@@ -299,7 +413,7 @@ class JobRun:
             page.skipped.append({"item": f"#{number}", "reason": str(exc)})
             return
         except (records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
-            page.skipped.append({"item": f"#{number}", "reason": f"malformed payload: {exc}"})
+            page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
             return
         page.reports.append(report)
 
@@ -310,30 +424,38 @@ class JobRun:
     # ---- patches ----
 
     def fetch_patches(self) -> None:
+        """REST details of the fix commits, stored PATCH_BATCH commits per transaction."""
         mode = settings.MINING_FETCH_PATCHES
         if mode == "none":
             return
         base = f"/repos/{self.repository.full_name}"
-        for sha in selectors.commits_needing_patches(
+        shas = selectors.commits_needing_patches(
             repository=self.repository, candidates_only=mode != "all"
-        ):
+        )
+        for start in range(0, len(shas), PATCH_BATCH):
             self.check_not_cancelled()
-            try:
-                commit = self.rest_commit(base, sha)
-            except NotFoundError as exc:
-                Commit.objects.filter(repository=self.repository, sha=sha).update(
-                    files_fetched=True
-                )
-                self.patch_skips.append({"item": sha, "reason": str(exc)})
-                continue
-            except records.MalformedPayloadError as exc:
-                Commit.objects.filter(repository=self.repository, sha=sha).update(
-                    files_fetched=True
-                )
-                self.patch_skips.append({"item": sha, "reason": f"malformed: {exc}"})
-                continue
-            services.commits_store_files(repository=self.repository, commits=[commit])
+            fetched, unavailable = [], []
+            for sha in shas[start : start + PATCH_BATCH]:
+                try:
+                    fetched.append(self.rest_commit(base, sha))
+                except NotFoundError as exc:
+                    unavailable.append(sha)
+                    self.patch_skips.append({"item": sha, "reason": str(exc)})
+                except records.MalformedPayloadError as exc:
+                    unavailable.append(sha)
+                    self.patch_skips.append({"item": sha, "reason": f"malformed: {exc}"})
+            services.commits_store_files(
+                repository=self.repository, commits=fetched, unavailable=unavailable
+            )
             services.import_job_update(job_id=self.job.pk, **self.progress())
+
+
+def _time(value) -> dt.datetime | None:
+    """A payload's timestamp, or None if it is not one (the record parser reports that)."""
+    try:
+        return records.parse_time(value, "updated_at", required=False)
+    except records.MalformedPayloadError:
+        return None
 
 
 def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:

@@ -345,6 +345,9 @@ class ImportJob(models.Model):
     comments = models.PositiveIntegerField(default=0)
     fix_links = models.JSONField(default=dict, blank=True, help_text="evidence -> count")
     api_requests = models.PositiveIntegerField(default=0)
+    api_requests_not_modified = models.PositiveIntegerField(
+        default=0, help_text="Of api_requests, 304 answers to conditional requests (free of quota)."
+    )
     rate_limit_waits = models.PositiveIntegerField(default=0)
     rate_limit_remaining = models.IntegerField(null=True, blank=True)
     rate_limit_reset_at = models.DateTimeField(null=True, blank=True)

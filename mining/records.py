@@ -100,6 +100,11 @@ class Page:
     commits: list[CommitRecord] = field(default_factory=list)
     pull_requests_skipped: int = 0
     skipped: list[dict] = field(default_factory=list)  # {"item": ..., "reason": ...}
+    # Comments of reports stored on earlier pages (REST lists them apart from the issues):
+    # (report number, comment); numbers that are no stored report (pull requests) are ignored.
+    issue_comments: list[tuple[int, CommentRecord]] = field(default_factory=list)
+    # Reports whose every comment is in issue_comments (others stored for them are deleted).
+    issue_comments_complete: set[int] = field(default_factory=set)
 
 
 def clean_text(value: Any) -> str:
@@ -186,6 +191,14 @@ def _files(files: list, patch_limit: int) -> list[dict]:
 
 def is_rest_pull_request(issue: dict) -> bool:
     return isinstance(issue, dict) and "pull_request" in issue
+
+
+def issue_number_from_url(url: Any) -> int:
+    """ "https://api.github.com/repos/o/r/issues/12" -> 12."""
+    match = re.search(r"/issues/(\d+)/?$", url if isinstance(url, str) else "")
+    if not match:
+        raise MalformedPayloadError(f"issue_url: not an issue API URL: {url!r}")
+    return int(match.group(1))
 
 
 def comment_from_rest(data: dict) -> CommentRecord:
@@ -361,21 +374,53 @@ def _same_repo(node: dict, repo_full_name: str) -> bool:
     return repository is None or repository.lower() == repo_full_name.lower()
 
 
-def report_from_graphql(node: dict, *, repo_full_name: str) -> tuple[ReportRecord, Page]:
-    """The report, and the PRs and commits its links point at (in the returned Page)."""
-    related = Page()
-    comments = _field(node, "comments", dict)
-    closing = (node.get("closedByPullRequestsReferences") or {}).get("nodes") or []
-    closing_numbers = []
-    for pr in closing:
+def closing_from_graphql(nodes: list, repo_full_name: str, related: Page) -> list[int]:
+    """Numbers of this repository's PRs among closing references; the PRs go to `related`."""
+    numbers = []
+    for pr in nodes or []:
         if pr and _same_repo(pr, repo_full_name):
             related.pull_requests.append(pull_request_from_graphql(pr))
-            closing_numbers.append(pr["number"])
+            numbers.append(pr["number"])
+    return numbers
+
+
+def events_from_graphql(nodes: list, repo_full_name: str, related: Page) -> list[TimelineEvent]:
     events = []
-    for item in (node.get("timelineItems") or {}).get("nodes") or []:
+    for item in nodes or []:
         event = _event_from_graphql(item or {}, repo_full_name, related)
         if event:
             events.append(event)
+    return events
+
+
+def extend_report_from_graphql(
+    report: ReportRecord, connection: str, nodes: list, *, repo_full_name: str, related: Page
+) -> None:
+    """Add a later page of one of the issue's connections to the report."""
+    if connection == "comments":
+        report.comments += [comment_from_graphql(c) for c in nodes if c]
+    elif connection == "labels":
+        report.labels += [clean_text(n.get("name")) for n in nodes if n]
+    elif connection == "closedByPullRequestsReferences":
+        report.closing_pull_requests += closing_from_graphql(nodes, repo_full_name, related)
+    elif connection == "timelineItems":
+        report.events += events_from_graphql(nodes, repo_full_name, related)
+    else:
+        raise ValueError(f"unknown connection {connection!r}")
+
+
+def report_from_graphql(node: dict, *, repo_full_name: str) -> tuple[ReportRecord, Page]:
+    """The report, and the PRs and commits its links point at (in the returned Page).
+
+    Only the first page of each connection is read here; the caller fetches the rest
+    (extend_report_from_graphql) where pageInfo says there is more.
+    """
+    related = Page()
+    comments = _field(node, "comments", dict)
+    closing = (node.get("closedByPullRequestsReferences") or {}).get("nodes") or []
+    closing_numbers = closing_from_graphql(closing, repo_full_name, related)
+    timeline = (node.get("timelineItems") or {}).get("nodes") or []
+    events = events_from_graphql(timeline, repo_full_name, related)
     milestone = node.get("milestone") or {}
     reactions = {
         _REACTIONS.get(group.get("content"), str(group.get("content")).lower()): (

@@ -19,15 +19,27 @@ def candidate_rules(*, repository: Repository) -> candidates.Rules:
     )
 
 
-def report_unchanged(
-    *, repository: Repository, number: int, updated_at: dt.datetime | None
-) -> bool:
-    """Whether the stored report is as recent as GitHub's (so its details need no refetch)."""
-    if updated_at is None:
-        return False
-    return BugReport.objects.filter(
-        repository=repository, number=number, updated_at__gte=updated_at, is_stub=False
-    ).exists()
+def reports_unchanged(
+    *, repository: Repository, updated_at: dict[int, dt.datetime | None]
+) -> set[int]:
+    """Of these report numbers (-> GitHub's updated time), those stored at least as recent,
+    whose details need no refetch (an incremental run's `since` is inclusive)."""
+    known = {number: when for number, when in updated_at.items() if when is not None}
+    stored = BugReport.objects.filter(
+        repository=repository, number__in=list(known), is_stub=False
+    ).values_list("number", "updated_at")
+    return {number for number, when in stored if when is not None and when >= known[number]}
+
+
+def reports_with_comments(
+    *, repository: Repository, updated_since: dt.datetime | None
+) -> list[tuple[int, int]]:
+    """(number, comment count) of the repository's reports with comments, updated at or after
+    `updated_since` (all if None), by number."""
+    reports = BugReport.objects.filter(repository=repository, comment_count__gt=0, is_stub=False)
+    if updated_since is not None:
+        reports = reports.filter(updated_at__gte=updated_since)
+    return list(reports.order_by("number").values_list("number", "comment_count"))
 
 
 def commits_needing_patches(*, repository: Repository, candidates_only: bool) -> list[str]:

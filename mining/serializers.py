@@ -66,13 +66,16 @@ class ReportDetailSerializer(ReportListSerializer):
 class ImportJobSerializer(serializers.ModelSerializer):
     repository = serializers.CharField(source="repository.full_name")
     eta_seconds = serializers.SerializerMethodField()
+    status_display = serializers.CharField(source="get_status_display", read_only=True)
 
     class Meta:
         model = ImportJob
         fields = [
-            "id", "repository", "api", "issue_state", "since", "status", "reports_total",
+            "id", "repository", "api", "issue_state", "since", "status", "status_display",
+            "reports_total",
             "reports_done", "pull_requests_skipped", "comments", "fix_links", "api_requests",
-            "rate_limit_waits", "rate_limit_remaining", "rate_limit_reset_at", "token_index",
+            "api_requests_not_modified", "rate_limit_waits", "rate_limit_remaining",
+            "rate_limit_reset_at", "token_index",
             "skipped_items", "error_reason", "created_at", "started_at", "finished_at",
             "eta_seconds",
         ]  # fmt: skip

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from mining import candidates, linking, measures, records
+from mining import bulk, candidates, linking, measures, records
 from mining.models import (
     BugReport,
     CandidateRules,
@@ -85,6 +85,69 @@ def candidate_rules_ensure(*, repository: Repository) -> CandidateRules:
     return rules
 
 
+RULE_FIELDS = [
+    "performance_labels",
+    "performance_keywords",
+    "accuracy_labels",
+    "accuracy_keywords",
+    "non_bug_labels",
+]
+MAX_RULES = 200
+MAX_RULE_LENGTH = 100
+
+
+def candidate_rules_validate(values: dict[str, list]) -> dict[str, list[str]]:
+    """Each rule list cleaned (trimmed, empty entries dropped); a ValidationError names the
+    field and the entry (1-based) that is wrong."""
+    errors: dict[str, list[str]] = {}
+    cleaned: dict[str, list[str]] = {}
+    for name in RULE_FIELDS:
+        items = values.get(name, [])
+        if not isinstance(items, list):
+            errors[name] = ["expected a list of texts"]
+            continue
+        seen: dict[str, int] = {}
+        result = []
+        for position, item in enumerate(items, start=1):
+            if not isinstance(item, str):
+                errors.setdefault(name, []).append(f"entry {position}: not a text")
+                continue
+            text = " ".join(item.split())
+            if not text:
+                continue
+            if len(text) > MAX_RULE_LENGTH:
+                errors.setdefault(name, []).append(
+                    f"entry {position}: longer than {MAX_RULE_LENGTH} characters"
+                )
+            elif text.lower() in seen:
+                errors.setdefault(name, []).append(
+                    f"entry {position}: {text!r} repeats entry {seen[text.lower()]}"
+                )
+            else:
+                seen[text.lower()] = position
+                result.append(text)
+        if len(result) > MAX_RULES:
+            errors.setdefault(name, []).append(f"at most {MAX_RULES} entries")
+        cleaned[name] = result
+    if errors:
+        raise ValidationError(errors)
+    return cleaned
+
+
+def candidate_rules_update(*, repository: Repository, values: dict[str, list], user=None) -> int:
+    """Validate and save the repository's rules, then recompute its reports' candidate flags
+    (and which rule matched) in the same transaction; returns how many were reclassified."""
+    _require_manage(user)
+    cleaned = candidate_rules_validate(values)
+    with transaction.atomic():
+        rules = candidate_rules_ensure(repository=repository)
+        for name, items in cleaned.items():
+            setattr(rules, name, items)
+        rules.full_clean()
+        rules.save()
+        return reports_reclassify(repository=repository)
+
+
 def _rules(rules: CandidateRules) -> candidates.Rules:
     return candidates.Rules(
         performance_labels=tuple(rules.performance_labels),
@@ -95,203 +158,233 @@ def _rules(rules: CandidateRules) -> candidates.Rules:
     )
 
 
-def _upsert_pull_requests(repository: Repository, items: list[records.PullRequestRecord]) -> None:
+PULL_REQUEST_FIELDS = [
+    "github_id",
+    "title",
+    "body",
+    "state",
+    "merged",
+    "merge_commit_sha",
+    "labels",
+    "additions",
+    "deletions",
+    "html_url",
+]
+COMMIT_FIELDS = [
+    "message",
+    "author_login",
+    "author_name",
+    "authored_at",
+    "html_url",
+    "additions",
+    "deletions",
+    "changed_files",
+]
+REPORT_RECORD_FIELDS = [
+    "github_id",
+    "node_id",
+    "title",
+    "body",
+    "state",
+    "state_reason",
+    "author_login",
+    "labels",
+    "milestone",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "comment_count",
+    "reactions",
+    "html_url",
+    "raw",
+]
+REPORT_FIELDS = [
+    *REPORT_RECORD_FIELDS,
+    "is_performance_candidate",
+    "is_accuracy_candidate",
+    "is_non_bug",
+    "candidate_rules",
+    "is_stub",
+]
+
+
+def _upsert_pull_requests(
+    repository: Repository, items: list[records.PullRequestRecord]
+) -> dict[int, int]:
+    """Upsert the PRs; returns number -> id."""
     by_number = {pr.number: pr for pr in items}
-    PullRequest.objects.bulk_create(
-        [
-            PullRequest(
-                repository=repository,
-                number=pr.number,
-                github_id=pr.github_id,
-                title=pr.title,
-                body=pr.body,
-                state=pr.state,
-                merged=pr.merged,
-                merge_commit_sha=pr.merge_commit_sha,
-                labels=pr.labels,
-                additions=pr.additions,
-                deletions=pr.deletions,
-                html_url=pr.html_url,
-            )
-            for pr in by_number.values()
-        ],
-        update_conflicts=True,
-        unique_fields=["repository", "number"],
-        update_fields=[
-            "github_id",
-            "title",
-            "body",
-            "state",
-            "merged",
-            "merge_commit_sha",
-            "labels",
-            "additions",
-            "deletions",
-            "html_url",
-        ],
+    rows = [
+        {
+            "repository_id": repository.pk,
+            "number": pr.number,
+            **{name: getattr(pr, name) for name in PULL_REQUEST_FIELDS},
+        }
+        for pr in by_number.values()
+    ]
+    keys = bulk.upsert(
+        PullRequest, rows, unique=["repository_id", "number"], update=PULL_REQUEST_FIELDS
     )
+    return {number: pk for (_, number), (pk, _) in keys.items()}
 
 
-def _upsert_commits(repository: Repository, items: list[records.CommitRecord]) -> None:
+def _upsert_commits(repository: Repository, items: list[records.CommitRecord]) -> dict[str, int]:
+    """Upsert the commits (files only where fetched); returns sha -> id."""
     by_sha: dict[str, records.CommitRecord] = {}
     for commit in items:
         known = by_sha.get(commit.sha)
         if known is None or (known.files is None and commit.files is not None):
             by_sha[commit.sha] = commit
-    common = ["message", "author_login", "author_name", "authored_at", "html_url"]
-    common += ["additions", "deletions", "changed_files"]
+    ids = {}
     for with_files in (False, True):
-        batch = [c for c in by_sha.values() if (c.files is not None) == with_files]
-        if not batch:
-            continue
-        Commit.objects.bulk_create(
-            [
-                Commit(
-                    repository=repository,
-                    sha=c.sha,
-                    message=c.message,
-                    author_login=c.author_login,
-                    author_name=c.author_name,
-                    authored_at=c.authored_at,
-                    additions=c.additions,
-                    deletions=c.deletions,
-                    changed_files=c.changed_files,
-                    html_url=c.html_url,
-                    files=c.files or [],
-                    files_fetched=with_files,
-                )
-                for c in batch
-            ],
-            update_conflicts=True,
-            unique_fields=["repository", "sha"],
-            update_fields=common + (["files", "files_fetched"] if with_files else []),
-        )
+        rows = [
+            {
+                "repository_id": repository.pk,
+                "sha": c.sha,
+                **{name: getattr(c, name) for name in COMMIT_FIELDS},
+                "files": c.files or [],
+                "files_fetched": with_files,
+            }
+            for c in by_sha.values()
+            if (c.files is not None) == with_files
+        ]
+        update = COMMIT_FIELDS + (["files", "files_fetched"] if with_files else [])
+        keys = bulk.upsert(Commit, rows, unique=["repository_id", "sha"], update=update)
+        ids.update({sha: pk for (_, sha), (pk, _) in keys.items()})
+    return ids
 
 
 def _ensure_targets(
-    repository: Repository, shas: set[str], numbers: set[int]
-) -> tuple[dict[str, int], dict[int, int]]:
-    """Ids of the commits and PRs that links point at, creating bare rows for unknown ones."""
-    Commit.objects.bulk_create(
-        [Commit(repository=repository, sha=sha) for sha in shas], ignore_conflicts=True
-    )
-    PullRequest.objects.bulk_create(
-        [PullRequest(repository=repository, number=n) for n in numbers], ignore_conflicts=True
-    )
-    commit_ids = dict(
-        Commit.objects.filter(repository=repository, sha__in=shas).values_list("sha", "id")
-    )
-    pr_ids = dict(
-        PullRequest.objects.filter(repository=repository, number__in=numbers).values_list(
-            "number", "id"
-        )
-    )
-    return commit_ids, pr_ids
+    repository: Repository,
+    shas: set[str],
+    numbers: set[int],
+    commit_ids: dict[str, int],
+    pr_ids: dict[int, int],
+) -> None:
+    """Add to commit_ids / pr_ids the commits and PRs links point at that the page did not
+    bring, creating bare rows for unknown ones (existing rows are left as they are)."""
+    missing_shas = shas - commit_ids.keys()
+    if missing_shas:
+        rows = [{"repository_id": repository.pk, "sha": sha} for sha in sorted(missing_shas)]
+        keys = bulk.upsert(Commit, rows, unique=["repository_id", "sha"], update=[])
+        commit_ids.update({sha: pk for (_, sha), (pk, _) in keys.items()})
+    missing_numbers = numbers - pr_ids.keys()
+    if missing_numbers:
+        rows = [{"repository_id": repository.pk, "number": n} for n in sorted(missing_numbers)]
+        keys = bulk.upsert(PullRequest, rows, unique=["repository_id", "number"], update=[])
+        pr_ids.update({number: pk for (_, number), (pk, _) in keys.items()})
 
 
 @transaction.atomic
 def reports_store_page(
     *, repository: Repository, page: records.Page, rules: candidates.Rules
 ) -> PageResult:
-    """Store one page of reports with their comments, fix links, flags and measures."""
+    """Store one page of reports with their comments, fix links, flags and measures.
+
+    A handful of statements per page, whatever its size: one upsert per table, deletions of
+    what GitHub no longer has only for reports that existed before, one measure refresh.
+    """
     result = PageResult(pull_requests_skipped=page.pull_requests_skipped, skipped=page.skipped)
-    _upsert_pull_requests(repository, page.pull_requests)
-    _upsert_commits(repository, page.commits)
+    pr_ids = _upsert_pull_requests(repository, page.pull_requests)
+    commit_ids = _upsert_commits(repository, page.commits)
 
     reports = {r.number: r for r in page.reports}
     report_rows = []
     for r in reports.values():
         flags = candidates.classify(title=r.title, body=r.body, labels=r.labels, rules=rules)
         report_rows.append(
-            BugReport(
-                repository=repository,
-                number=r.number,
-                github_id=r.github_id,
-                node_id=r.node_id,
-                title=r.title,
-                body=r.body,
-                state=r.state,
-                state_reason=r.state_reason,
-                author_login=r.author_login,
-                labels=r.labels,
-                milestone=r.milestone,
-                created_at=r.created_at,
-                updated_at=r.updated_at,
-                closed_at=r.closed_at,
-                comment_count=r.comment_count,
-                reactions=r.reactions,
-                html_url=r.html_url,
-                raw=r.raw,
-                is_performance_candidate=flags.is_performance,
-                is_accuracy_candidate=flags.is_accuracy,
-                is_non_bug=flags.is_non_bug,
-                candidate_rules=flags.rules,
-                is_stub=False,
-            )
+            {
+                "repository_id": repository.pk,
+                "number": r.number,
+                **{name: getattr(r, name) for name in REPORT_RECORD_FIELDS},
+                "is_performance_candidate": flags.is_performance,
+                "is_accuracy_candidate": flags.is_accuracy,
+                "is_non_bug": flags.is_non_bug,
+                "candidate_rules": flags.rules,
+                "is_stub": False,
+            }
         )
-    BugReport.objects.bulk_create(
-        report_rows,
-        update_conflicts=True,
-        unique_fields=["repository", "number"],
-        update_fields=[
-            "github_id",
-            "node_id",
-            "title",
-            "body",
-            "state",
-            "state_reason",
-            "author_login",
-            "labels",
-            "milestone",
-            "created_at",
-            "updated_at",
-            "closed_at",
-            "comment_count",
-            "reactions",
-            "html_url",
-            "raw",
-            "is_performance_candidate",
-            "is_accuracy_candidate",
-            "is_non_bug",
-            "candidate_rules",
-            "is_stub",
-        ],
+    keys = bulk.upsert(
+        BugReport, report_rows, unique=["repository_id", "number"], update=REPORT_FIELDS
     )
-    report_ids = {row.number: row.pk for row in report_rows}
+    report_ids = {number: pk for (_, number), (pk, _) in keys.items()}
+    # Only reports stored before can hold comments or links GitHub no longer has.
+    existed = {number for (_, number), (_, created) in keys.items() if not created}
     result.reports = len(report_rows)
 
-    comment_rows = [
-        Comment(
-            report_id=report_ids[r.number],
-            github_id=c.github_id,
-            author_login=c.author_login,
-            body=c.body,
-            created_at=c.created_at,
-            updated_at=c.updated_at,
-        )
+    comment_rows = {
+        c.github_id: {
+            "github_id": c.github_id,
+            "report_id": report_ids[r.number],
+            "author_login": c.author_login,
+            "body": c.body,
+            "created_at": c.created_at,
+            "updated_at": c.updated_at,
+        }
         for r in reports.values()
         for c in r.comments
-    ]
-    Comment.objects.bulk_create(
-        comment_rows,
-        update_conflicts=True,
-        unique_fields=["github_id"],
-        update_fields=["report", "author_login", "body", "created_at", "updated_at"],
+    }
+    bulk.upsert(
+        Comment,
+        list(comment_rows.values()),
+        unique=["github_id"],
+        update=["report_id", "author_login", "body", "created_at", "updated_at"],
     )
     result.comments = len(comment_rows)
-    complete = [report_ids[r.number] for r in reports.values() if r.comments_complete]
+    complete = [
+        report_ids[r.number]
+        for r in reports.values()
+        if r.comments_complete and r.number in existed
+    ]
     if complete:
         # Comments deleted on GitHub; comment ids are unique across GitHub.
         Comment.objects.filter(report_id__in=complete).exclude(
-            github_id__in=[row.github_id for row in comment_rows]
+            github_id__in=list(comment_rows)
         ).delete()
 
-    _store_fix_links(repository, page, reports, report_ids, result)
-    _refresh_measures(list(report_ids.values()))
+    _store_fix_links(repository, page, reports, report_ids, existed, commit_ids, pr_ids, result)
+    touched = _store_issue_comments(repository, page, result)
+    _refresh_measures(sorted({*report_ids.values(), *touched}))
     return result
 
 
-def _store_fix_links(repository, page, reports, report_ids, result: PageResult) -> None:
+def _store_issue_comments(repository: Repository, page: records.Page, result: PageResult) -> set:
+    """Comments listed apart from their reports; returns the ids of the reports they touch."""
+    numbers = {number for number, _ in page.issue_comments} | page.issue_comments_complete
+    if not numbers:
+        return set()
+    report_ids = dict(
+        BugReport.objects.filter(repository=repository, number__in=numbers).values_list(
+            "number", "id"
+        )
+    )
+    rows = {
+        c.github_id: {
+            "github_id": c.github_id,
+            "report_id": report_ids[number],
+            "author_login": c.author_login,
+            "body": c.body,
+            "created_at": c.created_at,
+            "updated_at": c.updated_at,
+        }
+        for number, c in page.issue_comments
+        if number in report_ids
+    }
+    bulk.upsert(
+        Comment,
+        list(rows.values()),
+        unique=["github_id"],
+        update=["report_id", "author_login", "body", "created_at", "updated_at"],
+    )
+    result.comments += len(rows)
+    complete = [report_ids[n] for n in page.issue_comments_complete if n in report_ids]
+    if complete:
+        Comment.objects.filter(report_id__in=complete).exclude(github_id__in=list(rows)).delete()
+    return set(report_ids.values())
+
+
+def _store_fix_links(
+    repository, page, reports, report_ids, existed, commit_ids, pr_ids, result: PageResult
+) -> None:
     messages = {c.sha: c.message for c in page.commits}
     prs = {pr.number: pr.info() for pr in page.pull_requests}
     reverts = linking.Reverts()
@@ -309,46 +402,37 @@ def _store_fix_links(repository, page, reports, report_ids, result: PageResult) 
         )
         for number, r in reports.items()
     }
-    shas = {
-        link.commit_sha for links in links_by_report.values() for link in links if link.commit_sha
-    }
-    numbers = {
-        link.pull_request
-        for links in links_by_report.values()
-        for link in links
-        if link.pull_request
-    }
-    commit_ids, pr_ids = _ensure_targets(repository, shas, numbers)
-    rows = []
-    for number, links in links_by_report.items():
-        for link in links:
-            rows.append(
-                FixLink(
-                    report_id=report_ids[number],
-                    commit_id=commit_ids.get(link.commit_sha) if link.commit_sha else None,
-                    pull_request_id=pr_ids.get(link.pull_request) if link.pull_request else None,
-                    target=link.target,
-                    evidence=link.evidence,
-                    strength=link.strength,
-                    reverted=link.reverted,
-                    detail=link.detail,
-                )
-            )
-            result.fix_links[link.evidence] += 1
-    complete_ids = [report_ids[n] for n, r in reports.items() if r.links_complete]
+    links = [(number, link) for number, found in links_by_report.items() for link in found]
+    shas = {link.commit_sha for _, link in links if link.commit_sha}
+    numbers = {link.pull_request for _, link in links if link.pull_request}
+    _ensure_targets(repository, shas, numbers, commit_ids, pr_ids)
+    rows = {}
+    for number, link in links:
+        key = (report_ids[number], link.target, link.evidence)
+        rows[key] = {
+            "report_id": key[0],
+            "target": link.target,
+            "evidence": link.evidence,
+            "commit_id": commit_ids[link.commit_sha] if link.commit_sha else None,
+            "pull_request_id": pr_ids[link.pull_request] if link.pull_request else None,
+            "strength": link.strength,
+            "reverted": link.reverted,
+            "detail": link.detail,
+        }
+        result.fix_links[link.evidence] += 1
+    complete_ids = [report_ids[n] for n, r in reports.items() if r.links_complete and n in existed]
     if complete_ids:
-        wanted = {(row.report_id, row.target, row.evidence) for row in rows}
         existing = FixLink.objects.filter(report_id__in=complete_ids).values_list(
             "pk", "report_id", "target", "evidence"
         )
-        stale = [pk for pk, *key in existing if tuple(key) not in wanted]
+        stale = [pk for pk, *key in existing if tuple(key) not in rows]
         if stale:
             FixLink.objects.filter(pk__in=stale).delete()
-    FixLink.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["report", "target", "evidence"],
-        update_fields=["commit", "pull_request", "strength", "reverted", "detail"],
+    bulk.upsert(
+        FixLink,
+        list(rows.values()),
+        unique=["report_id", "target", "evidence"],
+        update=["commit_id", "pull_request_id", "strength", "reverted", "detail"],
     )
     _mark_reverted(repository, reverts)
 
@@ -378,9 +462,82 @@ def _mark_reverted(repository: Repository, reverts: linking.Reverts) -> None:
         _refresh_measures(report_ids)
 
 
+MEASURE_FIELDS = [
+    "fix_hours",
+    "fix_size",
+    "first_comment_hours",
+    "commenter_count",
+    "participant_count",
+    "has_fix",
+]
+
+# The rules of mining/measures.py as one set-based statement over the given reports:
+# responses are comments by anyone but the reporter (all comments if the reporter is deleted);
+# fix size sums distinct non-reverted targets of the first tier that has sizes, in the order
+# strong commits, strong PRs, weak commits, weak PRs.
+MEASURES_SQL = """
+WITH ids AS (SELECT unnest(%(ids)s::bigint[]) AS id),
+talk AS (
+    SELECT c.report_id,
+           count(DISTINCT c.author_login) FILTER (WHERE c.author_login <> '') AS commenters,
+           count(DISTINCT c.author_login) FILTER (
+               WHERE c.author_login <> '' AND c.author_login <> r.author_login
+           ) AS others,
+           min(c.created_at) FILTER (
+               WHERE r.author_login = '' OR c.author_login <> r.author_login
+           ) AS first_response
+    FROM mining_comment c JOIN mining_bugreport r ON r.id = c.report_id
+    WHERE c.report_id IN (SELECT id FROM ids)
+    GROUP BY c.report_id
+),
+parts AS (
+    SELECT DISTINCT l.report_id, l.target,
+           (l.strength <> 'strong')::int * 2 + (l.commit_id IS NULL)::int AS tier,
+           CASE WHEN l.commit_id IS NOT NULL THEN cm.additions + cm.deletions
+                ELSE pr.additions + pr.deletions END AS size
+    FROM mining_fixlink l
+    LEFT JOIN mining_commit cm ON cm.id = l.commit_id
+    LEFT JOIN mining_pullrequest pr ON pr.id = l.pull_request_id
+    WHERE l.report_id IN (SELECT id FROM ids) AND NOT l.reverted
+),
+tiers AS (
+    SELECT report_id, tier, sum(size) AS size
+    FROM parts WHERE size IS NOT NULL GROUP BY report_id, tier
+),
+sizes AS (
+    SELECT DISTINCT ON (report_id) report_id, size FROM tiers ORDER BY report_id, tier
+)
+UPDATE mining_bugreport r SET
+    fix_hours = CASE WHEN r.state = 'closed' AND r.closed_at IS NOT NULL
+                     AND r.created_at IS NOT NULL
+                THEN greatest(extract(epoch FROM r.closed_at - r.created_at), 0) / 3600 END,
+    fix_size = sizes.size,
+    first_comment_hours = CASE WHEN talk.first_response IS NOT NULL
+                               AND r.created_at IS NOT NULL
+        THEN greatest(extract(epoch FROM talk.first_response - r.created_at), 0) / 3600 END,
+    commenter_count = coalesce(talk.commenters, 0),
+    participant_count = coalesce(talk.others, 0) + (r.author_login <> '')::int,
+    has_fix = EXISTS (SELECT 1 FROM parts p WHERE p.report_id = r.id)
+FROM ids
+LEFT JOIN talk ON talk.report_id = ids.id
+LEFT JOIN sizes ON sizes.report_id = ids.id
+WHERE r.id = ids.id
+"""
+
+
 def _refresh_measures(report_ids: list[int]) -> None:
+    """Recompute the stored measures of these reports: one statement on PostgreSQL."""
     if not report_ids:
         return
+    if connection.vendor != "postgresql":
+        _refresh_measures_in_python(report_ids)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(MEASURES_SQL, {"ids": list(report_ids)})
+
+
+def _refresh_measures_in_python(report_ids: list[int]) -> None:
+    """mining/measures.py over the stored rows (databases without MEASURES_SQL)."""
     comments: dict[int, list] = {pk: [] for pk in report_ids}
     for report_id, login, created in Comment.objects.filter(report_id__in=report_ids).values_list(
         "report_id", "author_login", "created_at"
@@ -429,47 +586,26 @@ def _refresh_measures(report_ids: list[int]) -> None:
         report.commenter_count = m.commenter_count
         report.participant_count = m.participant_count
         report.has_fix = any(not p.reverted for p in parts[report.pk])
-    _write_measures(reports)
-
-
-MEASURE_FIELDS = [
-    "fix_hours",
-    "fix_size",
-    "first_comment_hours",
-    "commenter_count",
-    "participant_count",
-    "has_fix",
-]
-
-
-def _write_measures(reports: list[BugReport]) -> None:
-    """One UPDATE ... FROM (VALUES ...) on PostgreSQL; Django's CASE-based bulk_update
-    elsewhere (it dominates import time on large pages)."""
-    if connection.vendor != "postgresql":
-        BugReport.objects.bulk_update(reports, MEASURE_FIELDS, batch_size=500)
-        return
-    from psycopg2.extras import execute_values
-
-    table = BugReport._meta.db_table
-    assignments = ", ".join(f"{name} = v.{name}" for name in MEASURE_FIELDS)
-    sql = (
-        f"UPDATE {table} AS r SET {assignments} "  # noqa: S608 - names are constants
-        f"FROM (VALUES %s) AS v(id, {', '.join(MEASURE_FIELDS)}) WHERE r.id = v.id"
-    )
-    rows = [(r.pk, *(getattr(r, name) for name in MEASURE_FIELDS)) for r in reports]
-    template = "(%s, %s::double precision, %s::integer, %s::double precision, %s, %s, %s)"
-    with connection.cursor() as cursor:
-        execute_values(cursor.cursor, sql, rows, template=template, page_size=1000)
+    BugReport.objects.bulk_update(reports, MEASURE_FIELDS, batch_size=500)
 
 
 @transaction.atomic
-def commits_store_files(*, repository: Repository, commits: list[records.CommitRecord]) -> None:
-    """Store REST commit details (stats, capped per-file patches) and refresh fix sizes."""
+def commits_store_files(
+    *,
+    repository: Repository,
+    commits: list[records.CommitRecord],
+    unavailable: list[str] = (),
+) -> None:
+    """Store REST commit details (stats, capped per-file patches) of a batch of commits and
+    refresh the fix sizes of their reports, in one transaction. `unavailable` commits (gone
+    or malformed on GitHub) are marked fetched so no later run asks for them again."""
+    if unavailable:
+        Commit.objects.filter(repository=repository, sha__in=unavailable).update(files_fetched=True)
     _upsert_commits(repository, commits)
     report_ids = FixLink.objects.filter(
         report__repository=repository, commit__sha__in=[c.sha for c in commits]
     ).values_list("report_id", flat=True)
-    _refresh_measures(list(set(report_ids)))
+    _refresh_measures(sorted(set(report_ids)))
 
 
 @transaction.atomic

@@ -13,4 +13,5 @@ urlpatterns = [
     path("imports/start/", views.import_start, name="import-start"),
     path("imports/<int:pk>/cancel/", views.import_cancel, name="import-cancel"),
     path("imports/<int:pk>/rerun/", views.import_rerun, name="import-rerun"),
+    path("imports/rules/<int:repository_id>/", views.candidate_rules, name="candidate-rules"),
 ]

@@ -4,13 +4,14 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from mining import selectors, services, tasks
 from mining.filters import ReportFilter
+from mining.forms import HELP, CandidateRulesForm
 from mining.markdown import render_markdown
-from mining.models import BugReport, ImportJob
+from mining.models import BugReport, ImportJob, Repository
 
 
 def report_list(request):
@@ -97,3 +98,33 @@ def import_rerun(request, pk: int):
 
     _act(request, rerun)
     return redirect("mining:import-list")
+
+
+def candidate_rules(request, repository_id: int):
+    """View and (with mining.manage_imports) edit a repository's candidate rules; saving
+    reclassifies its reports."""
+    if not request.user.has_perm(services.MANAGE_IMPORTS):
+        raise PermissionDenied("You may not manage imports.")
+    repository = get_object_or_404(Repository, pk=repository_id)
+    rules = services.candidate_rules_ensure(repository=repository)
+    if request.method == "POST":
+        form = CandidateRulesForm(request.POST)
+        if form.is_valid():
+            try:
+                count = services.candidate_rules_update(
+                    repository=repository, values=form.values(), user=request.user
+                )
+            except ValidationError as exc:
+                form.add_service_errors(exc)
+            else:
+                messages.success(
+                    request, f"Candidate rules of {repository} saved; {count} reports reclassified."
+                )
+                return redirect("mining:candidate-rules", repository_id=repository.pk)
+    else:
+        form = CandidateRulesForm(initial=CandidateRulesForm.initial_from(rules))
+    return render(
+        request,
+        "mining/candidate_rules.html",
+        {"repository": repository, "form": form, "help": HELP},
+    )

@@ -172,8 +172,16 @@ GITHUB_TOKENS = env_list("GITHUB_TOKENS") or env_list("GITHUB_TOKEN")
 GITHUB_SECONDS_BETWEEN_REQUESTS = float(os.environ.get("GITHUB_SECONDS_BETWEEN_REQUESTS", "0.25"))
 GITHUB_SECONDS_BETWEEN_WRITES = float(os.environ.get("GITHUB_SECONDS_BETWEEN_WRITES", "1.0"))
 GITHUB_TIMEOUT_SECONDS = int(os.environ.get("GITHUB_TIMEOUT_SECONDS", "30"))
+# Requests on one token are serialised across workers by a Redis lock; a worker killed
+# mid-request holds it this long at most.
+GITHUB_TOKEN_LOCK_SECONDS = int(
+    os.environ.get("GITHUB_TOKEN_LOCK_SECONDS", str(GITHUB_TIMEOUT_SECONDS + 30))
+)
 # Rate-limit waits up to this long sleep in the worker; longer ones reschedule the task.
 GITHUB_INLINE_WAIT_SECONDS = int(os.environ.get("GITHUB_INLINE_WAIT_SECONDS", "60"))
+# A secondary rate limit without Retry-After waits this long (GitHub: at least a minute),
+# doubling while such limits come in a row.
+GITHUB_SECONDARY_WAIT_SECONDS = float(os.environ.get("GITHUB_SECONDARY_WAIT_SECONDS", "60"))
 # 5xx answers: retries (with exponential backoff from GITHUB_RETRY_BACKOFF_SECONDS) per request.
 GITHUB_SERVER_ERROR_RETRIES = int(os.environ.get("GITHUB_SERVER_ERROR_RETRIES", "5"))
 GITHUB_RETRY_BACKOFF_SECONDS = float(os.environ.get("GITHUB_RETRY_BACKOFF_SECONDS", "2"))

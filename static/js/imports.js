@@ -29,11 +29,15 @@
     text(row, ".done", job.reports_done);
     text(row, ".total", job.reports_total === null ? "?" : job.reports_total);
     text(row, ".requests", job.api_requests);
+    text(row, ".not-modified", job.api_requests_not_modified);
     text(row, ".remaining", job.rate_limit_remaining === null ? "—" : job.rate_limit_remaining);
     text(row, ".eta", eta(job.eta_seconds));
+    var active = !!ACTIVE[job.status];
+    row.querySelectorAll(".when-active").forEach(function (form) { form.hidden = !active; });
+    row.querySelectorAll(".when-finished").forEach(function (form) { form.hidden = active; });
     var status = row.querySelector(".status");
     if (status) {
-      status.textContent = job.status;
+      status.textContent = job.status_display;
       if (job.error_reason) {
         var reason = document.createElement("div");
         reason.className = "error small reason";

@@ -5,13 +5,19 @@ requests, rate limits, injected failures) and every request is logged. GraphQL q
 parsed and validated against GitHub's public schema (/work/shared/github/schema.graphql) and
 executed by graphql-core with resolvers over the same REST-shaped data, so both APIs serve
 the same repository.
+
+For the benchmark, `RemoteFake` runs the fake in its own process (so its CPU does not
+compete with the importer's); `/_fake/log` then hands the request log over HTTP.
 """
 
 import datetime as dt
 import hashlib
 import json
+import multiprocessing
 import threading
 import time
+import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -55,6 +61,9 @@ class Logged:
     query: dict
     status: int
     kind: str  # "rest" or "graphql"
+    headers: dict = field(default_factory=dict)  # request headers the tests look at
+    variables: dict = field(default_factory=dict)  # GraphQL variables
+    at: float = 0.0  # when it was answered (epoch seconds)
 
 
 class FakeGitHub:
@@ -67,9 +76,12 @@ class FakeGitHub:
         self.reset_in = 3600.0
         self.reset_at = time.time() + self.reset_in
         self.failures: list[tuple] = []  # (predicate(path), status, headers, body)
+        # Seconds to hold each answer back, given (path, GraphQL variables); see `slow_down`.
+        self.delay: Callable[[str, dict], float] | None = None
+        self.released = threading.Event()
+        self._walks: dict[tuple, list] = {}
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     # ---- control ----
@@ -83,6 +95,7 @@ class FakeGitHub:
         return self
 
     def stop(self) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -99,6 +112,15 @@ class FakeGitHub:
 
     def requests(self, kind: str | None = None) -> list[Logged]:
         return [entry for entry in self.log if kind is None or entry.kind == kind]
+
+    def slow_down(self, delay: Callable[[str, dict], float] | None) -> None:
+        """Hold answers back (`delay(path, variables)` seconds) until `delay` is None again;
+        answers held at that moment are released."""
+        if delay is None:
+            self.released.set()
+        else:
+            self.released = threading.Event()
+        self.delay = delay
 
     # ---- HTTP ----
 
@@ -135,9 +157,25 @@ class FakeGitHub:
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length) if length else b""
         kind = "graphql" if parsed.path == "/graphql" else "rest"
+        if parsed.path == "/_fake/log":
+            self._send(handler, 200, {}, [vars(entry) for entry in self.log])
+            return
+        variables = _variables(body) if kind == "graphql" else {}
+        delay, released = self.delay, self.released
+        if delay is not None:
+            released.wait(delay(parsed.path, variables))
         with self.lock:
             status, headers, payload = self._answer(handler, method, parsed.path, query, body, kind)
-            self.log.append(Logged(method, parsed.path, query, status, kind))
+            sent = {
+                k.lower(): v for k, v in handler.headers.items() if k.lower() == "if-none-match"
+            }
+            self.log.append(
+                Logged(method, parsed.path, query, status, kind, sent, variables, time.time())
+            )
+        self._send(handler, status, headers, payload)
+
+    @staticmethod
+    def _send(handler, status, headers, payload) -> None:
         data = b"" if payload is None else json.dumps(payload).encode()
         handler.send_response(status)
         for name, value in headers.items():
@@ -180,8 +218,16 @@ class FakeGitHub:
     # ---- REST ----
 
     def _paginate(self, path, query, items):
+        """One page of `items` (a list, or a callable making it), as GitHub pages: `page` and
+        `per_page` (default 30), a Link header to the next page. The list made for page 1 of
+        a walk serves its later pages (a snapshot, so big listings stay cheap)."""
         per_page = int(query.get("per_page", 30))
         page = int(query.get("page", 1))
+        walk = (path, tuple(sorted((k, v) for k, v in query.items() if k != "page")))
+        if callable(items):
+            if page == 1 or walk not in self._walks:
+                self._walks[walk] = items()
+            items = self._walks[walk]
         chunk = items[(page - 1) * per_page : page * per_page]
         headers = {}
         if page * per_page < len(items):
@@ -198,13 +244,9 @@ class FakeGitHub:
             return 404, {}, {"message": "Not Found"}
         rest = parts[3:]
         if rest == ["issues"]:
-            items = sorted(repo.issues.values(), key=lambda i: (i["updated_at"], i["number"]))
-            if query.get("state", "open") != "all":
-                items = [i for i in items if i["state"] == query.get("state", "open")]
-            if query.get("since"):
-                since = _time(query["since"])
-                items = [i for i in items if _time(i["updated_at"]) >= since]
-            return self._paginate(path, query, items)
+            return self._paginate(path, query, lambda: self._repo_issues(repo, query))
+        if rest == ["issues", "comments"]:
+            return self._paginate(path, query, lambda: self._repo_comments(repo, query))
         if len(rest) == 3 and rest[0] == "issues" and rest[2] in ("comments", "timeline"):
             number = int(rest[1])
             source = repo.comments if rest[2] == "comments" else repo.timeline
@@ -215,6 +257,33 @@ class FakeGitHub:
                 return 404, {}, {"message": "Not Found"}
             return 200, {}, commit
         return 404, {}, {"message": "Not Found"}
+
+    @staticmethod
+    def _repo_issues(repo, query):
+        items = sorted(repo.issues.values(), key=lambda i: (i["updated_at"], i["number"]))
+        if query.get("state", "open") != "all":
+            items = [i for i in items if i["state"] == query.get("state", "open")]
+        if query.get("since"):
+            since = _time(query["since"])
+            items = [i for i in items if _time(i["updated_at"]) >= since]
+        return items
+
+    def _repo_comments(self, repo, query):
+        """GET /repos/{o}/{r}/issues/comments: every issue's comments, by creation (or update)
+        time ascending, `since` on the update time, each with its issue_url."""
+        items = [
+            {"issue_url": f"{self.url}/repos/{repo.full_name}/issues/{number}", **comment}
+            for number, comments in repo.comments.items()
+            for comment in comments
+        ]
+        key = "updated_at" if query.get("sort") == "updated" else "created_at"
+        items.sort(key=lambda c: (c.get(key) or c["created_at"], c["id"]))
+        if query.get("direction") == "desc":
+            items.reverse()
+        if query.get("since"):
+            since = _time(query["since"])
+            items = [c for c in items if _time(c.get("updated_at") or c["created_at"]) >= since]
+        return items
 
     # ---- GraphQL ----
 
@@ -305,23 +374,24 @@ class FakeGitHub:
             "closedAt": issue.get("closed_at"),
             "author": _actor(issue.get("user")),
             "milestone": issue.get("milestone"),
-            "labels": lambda first, **_: {"nodes": issue["labels"][:first]},
+            "labels": lambda first, after=None, **_: _connection(
+                issue["labels"], first, after, lambda label: label
+            ),
             "reactionGroups": [
                 {"content": "THUMBS_UP", "reactors": {"totalCount": reactions.get("+1", 0)}}
             ],
             "comments": lambda first, after=None, **_: _connection(
                 repo.comments.get(number, []), first, after, _gql_comment
             ),
-            "closedByPullRequestsReferences": lambda first, **_: {
-                "nodes": [self._gql_pr(repo, n) for n in repo.closing_prs.get(number, [])][:first]
-            },
-            "timelineItems": lambda first, **_: {
-                "nodes": [
-                    item
-                    for item in (self._gql_event(repo, e) for e in repo.timeline.get(number, []))
-                    if item
-                ][:first]
-            },
+            "closedByPullRequestsReferences": lambda first, after=None, **_: _connection(
+                repo.closing_prs.get(number, []), first, after, lambda n: self._gql_pr(repo, n)
+            ),
+            "timelineItems": lambda first, after=None, **_: _connection(
+                [e for e in repo.timeline.get(number, []) if self._gql_event(repo, e)],
+                first,
+                after,
+                lambda e: self._gql_event(repo, e),
+            ),
         }
 
     def _gql_pr(self, repo, number):
@@ -384,6 +454,48 @@ class FakeGitHub:
                 "commit": self._gql_commit(repo, event["commit_id"]),
             }
         return None
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that went away (a killed worker) is no error of the fake's."""
+
+
+def _variables(body: bytes) -> dict:
+    try:
+        return json.loads(body).get("variables") or {}
+    except (ValueError, AttributeError):
+        return {}
+
+
+def _serve(populate, args, connection) -> None:
+    fake = FakeGitHub()
+    populate(fake, *args)
+    fake.start()
+    connection.send(fake.url)
+    connection.recv()  # until the parent says stop
+    fake.stop()
+
+
+class RemoteFake:
+    """A FakeGitHub in a child process, populated there by `populate(fake, *args)`."""
+
+    def __init__(self, populate: Callable, *args):
+        context = multiprocessing.get_context("fork")
+        self._connection, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(populate, args, child), daemon=True)
+        self._process.start()
+        self.url = self._connection.recv()
+
+    def requests(self) -> list[Logged]:
+        with urllib.request.urlopen(f"{self.url}/_fake/log") as response:
+            return [Logged(**entry) for entry in json.loads(response.read())]
+
+    def stop(self) -> None:
+        self._connection.send("stop")
+        self._process.join(timeout=10)
 
 
 def _resolve(source, info, **args):

@@ -1,4 +1,5 @@
 import datetime as dt
+import time
 
 import pytest
 
@@ -76,7 +77,8 @@ def test_incremental_run_fetches_only_changes(fake_github):
     github_data.touch(fake_github, REPO, 7, dt.datetime(2030, 1, 1, tzinfo=dt.UTC))
     fake_github.repo(REPO).issues[7]["title"] = "Now much slower"
     second = run()
-    assert second.reports_done == 2  # the changed report and the boundary one (since is inclusive)
+    # `since` is inclusive: the boundary report comes again, but unchanged, it is not stored.
+    assert second.reports_done == 1
     assert len(fake_github.requests()) - before == 1
     assert BugReport.objects.get(number=7).is_performance_candidate
 
@@ -245,3 +247,107 @@ def test_cancelled_job_stops_at_next_page(fake_github, monkeypatch):
     monkeypatch.setattr(importer.JobRun, "store", store_then_cancel)
     assert importer.run_import(job.pk) == ImportJob.Status.CANCELLED
     assert BugReport.objects.count() == 100
+
+
+def test_rest_lists_100_a_page_and_comments_repository_wide(fake_github):
+    github_data.add_issues(fake_github, REPO, 250, comments=2)
+    job = run("rest")
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    listings = [
+        entry
+        for entry in fake_github.requests("rest")
+        if entry.path.endswith(("/issues", "/comments", "/timeline"))
+    ]
+    assert listings and all(entry.query.get("per_page") == "100" for entry in listings)
+    paths = [entry.path for entry in fake_github.requests("rest")]
+    assert paths.count(f"/repos/{REPO}/issues") == 3
+    # 500 comments in 5 requests, not one request for each of the 250 reports.
+    assert paths.count(f"/repos/{REPO}/issues/comments") == 5
+    assert not [p for p in paths if p.endswith("/comments") and p.split("/")[-2].isdigit()]
+    assert Comment.objects.count() == 500 and job.comments == 500
+    assert BugReport.objects.get(number=9).commenter_count == 1
+
+
+def test_rest_lists_comments_per_report_when_that_is_cheaper(fake_github):
+    github_data.add_issues(fake_github, REPO, 3)
+    busy = fake_github.repo(REPO)
+    busy.comments[2] = [github_data.rest_comment(20 + k, issue_number=2) for k in range(3)]
+    busy.issues[2]["comments"] = 3
+    assert run("rest").status == ImportJob.Status.DONE
+    del busy.comments[2][0]
+    github_data.touch(fake_github, REPO, 2, dt.datetime(2030, 1, 1, tzinfo=dt.UTC))
+    assert run("rest").status == ImportJob.Status.DONE
+    paths = [entry.path for entry in fake_github.requests("rest")]
+    assert paths.count(f"/repos/{REPO}/issues/2/comments") == 2
+    assert f"/repos/{REPO}/issues/comments" not in paths
+    # A full per-report listing also finds the comment deleted on GitHub.
+    assert sorted(Comment.objects.values_list("github_id", flat=True)) == [21, 22]
+
+
+def test_rest_rerun_sends_the_etag_and_a_304_is_free(fake_github):
+    github_data.add_issues(fake_github, REPO, 120, comments=1)
+    first = run("rest")
+    etags = first.repository.sync.etags
+    assert etags and all(value.startswith('"') for value in etags.values())
+    run("rest")  # the first incremental run: new `since`, so no ETag yet for its listing
+    before = len(fake_github.requests())
+    third = run("rest")
+    sent = fake_github.requests()[before:]
+    assert [(entry.path, entry.status) for entry in sent] == [(f"/repos/{REPO}/issues", 304)]
+    assert sent[0].headers["if-none-match"] in third.repository.sync.etags.values()
+    assert third.status == ImportJob.Status.DONE
+    assert (third.api_requests, third.api_requests_not_modified) == (1, 1)
+    assert third.reports_done == 0
+    # A change makes GitHub answer 200 to the same conditional request.
+    github_data.touch(fake_github, REPO, 3, dt.datetime(2031, 1, 1, tzinfo=dt.UTC))
+    fourth = run("rest")
+    assert fourth.api_requests_not_modified == 0 and fourth.reports_done >= 1
+
+
+def test_graphql_reads_labels_closing_prs_and_timeline_beyond_their_first_page(fake_github):
+    repo = github_data.add_issues(fake_github, REPO, 2)
+    repo.issues[1]["labels"] = [{"name": f"l{k}"} for k in range(55)] + [{"name": "performance"}]
+    repo.closing_prs[1] = list(range(500, 512))  # 12: the first 10 come with the issue
+    for number in range(500, 512):
+        repo.pulls[number] = {"merged": True}
+    sha = "c" * 40
+    github_data.add_commit(fake_github, REPO, sha, "Fix the slowdown", additions=7, deletions=1)
+    noise = [{"event": "cross-referenced", "source": {"issue": {"number": 500}}}] * 60
+    repo.timeline[1] = [*noise, {"event": "closed", "commit_id": sha}]
+
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    report = BugReport.objects.get(number=1)
+    assert len(report.labels) == 56 and report.is_performance_candidate
+    assert report.candidate_rules["performance"] == ["label:performance"]
+    closing = set(
+        FixLink.objects.filter(report=report, evidence="closing_reference").values_list(
+            "pull_request__number", flat=True
+        )
+    )
+    assert closing == set(range(500, 512))
+    assert FixLink.objects.get(report=report, evidence="closed_by_commit").commit.sha == sha
+    assert report.fix_size == 8
+    # The issue page, then one follow-up query for all three connections of #1.
+    queries = fake_github.requests("graphql")
+    assert len(queries) == 2
+    assert sorted(v for k, v in queries[1].variables.items() if k.startswith("after")) == [
+        "10",
+        "50",
+        "50",
+    ]
+
+
+def test_secondary_limit_without_retry_after_pauses_the_job_then_it_completes(
+    fake_github, settings
+):
+    settings.GITHUB_SECONDARY_WAIT_SECONDS = 0.2
+    github_data.add_issues(fake_github, REPO, 150)
+    body = {"message": "You have exceeded a secondary rate limit."}
+    fake_github.fail_next(429, body=body, when=lambda path: path == "/graphql")
+    started = time.monotonic()
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert time.monotonic() - started >= 0.2
+    assert job.rate_limit_waits == 1 and BugReport.objects.count() == 150
+    assert [entry.status for entry in fake_github.requests()][:2] == [429, 200]

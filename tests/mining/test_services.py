@@ -4,9 +4,10 @@ import json
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from mining import services
+from mining import linking, records, services
 from mining.models import BugReport, Comment, FixLink, ImportJob
-from tests.mining import payloads
+from mining.services import MEASURE_FIELDS
+from tests.mining import factories, payloads
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +115,95 @@ def test_import_job_create_checks_permission_and_input(make_user, lead, annotato
     services.import_job_cancel(job_id=job.pk, user=lead)
     rerun = services.import_job_rerun(job_id=job.pk, user=lead)
     assert rerun.pk != job.pk and rerun.repository_id == job.repository_id
+
+
+def _varied_reports():
+    """Reports covering the measure rules: reporter deleted or commenting, deleted
+    commenters, strong/weak and commit/PR links, reverted links, missing sizes, open reports."""
+    repository = factories.RepositoryFactory()
+    t0 = dt.datetime(2021, 1, 1, tzinfo=dt.UTC)
+    ids = []
+    for number in range(1, 13):
+        report = factories.BugReportFactory(
+            repository=repository,
+            number=number,
+            author_login="" if number % 4 == 0 else "reporter",
+            state="open" if number % 5 == 0 else "closed",
+            created_at=t0,
+            closed_at=t0 + dt.timedelta(hours=number * 7) if number % 6 else None,
+        )
+        ids.append(report.pk)
+        logins = ["reporter", "", "bob", "ann", "bob"][: number % 6]
+        for k, login in enumerate(logins):
+            factories.CommentFactory(
+                report=report, author_login=login, created_at=t0 + dt.timedelta(hours=k + 1)
+            )
+        for k in range(number % 4):
+            commit = factories.CommitFactory(
+                repository=repository,
+                additions=None if (number + k) % 5 == 0 else 3 * k + 1,
+                deletions=k,
+            )
+            factories.FixLinkFactory(
+                report=report,
+                commit=commit,
+                strength="weak" if k == 1 else "strong",
+                reverted=(number + k) % 7 == 0,
+            )
+        if number % 3 == 0:
+            pr = factories.PullRequestFactory(repository=repository, additions=40, deletions=2)
+            FixLink.objects.create(
+                report=report,
+                pull_request=pr,
+                target=f"pr:{pr.number}",
+                evidence=FixLink.Evidence.WILL_CLOSE,
+                strength="strong",
+            )
+    return ids
+
+
+def test_measures_in_sql_follow_the_rules_of_mining_measures():
+    ids = _varied_reports()
+    services._refresh_measures_in_python(ids)
+    expected = {
+        r["id"]: r for r in BugReport.objects.filter(pk__in=ids).values("id", *MEASURE_FIELDS)
+    }
+    BugReport.objects.filter(pk__in=ids).update(
+        fix_hours=-1, fix_size=None, first_comment_hours=-1, commenter_count=99, has_fix=False
+    )
+    services._refresh_measures(ids)
+    got = {r["id"]: r for r in BugReport.objects.filter(pk__in=ids).values("id", *MEASURE_FIELDS)}
+    for pk in ids:
+        for name in MEASURE_FIELDS:
+            assert got[pk][name] == pytest.approx(expected[pk][name]), (pk, name)
+    assert {r["has_fix"] for r in got.values()} == {True, False}
+    assert {r["fix_size"] is None for r in got.values()} == {True, False}
+
+
+def test_storing_a_page_takes_the_same_few_queries_whatever_its_size(
+    django_assert_max_num_queries,
+):
+    repository = factories.RepositoryFactory()
+    rules = services._rules(services.candidate_rules_ensure(repository=repository))
+
+    def page(numbers):
+        result = records.Page()
+        for n in numbers:
+            report = records.report_from_rest(payloads.rest_issue(n, repo=repository.full_name))
+            report.comments = [
+                records.comment_from_rest(payloads.rest_comment(n * 10 + k)) for k in range(3)
+            ]
+            report.events = [linking.TimelineEvent("closed", commit_sha=f"{n:040x}")]
+            result.reports.append(report)
+            result.commits.append(records.CommitRecord(sha=f"{n:040x}", message=f"Fix #{n}"))
+        return result
+
+    with django_assert_max_num_queries(7):
+        services.reports_store_page(repository=repository, page=page(range(1, 11)), rules=rules)
+    with django_assert_max_num_queries(7):
+        services.reports_store_page(repository=repository, page=page(range(11, 211)), rules=rules)
+    # Re-storing existing reports also looks for comments and links GitHub no longer has.
+    with django_assert_max_num_queries(9):
+        services.reports_store_page(repository=repository, page=page(range(11, 211)), rules=rules)
+    assert BugReport.objects.filter(has_fix=True).count() == 210
+    assert Comment.objects.count() == 630

@@ -29,3 +29,33 @@ def test_import_page_shows_form_only_to_managers(client, annotator, lead):
     assert "may not manage imports" in response.content.decode()
     client.force_login(lead)
     assert "Start import" in client.get("/imports/").content.decode()
+
+
+def test_candidate_rules_page_validates_saves_and_reclassifies(client, annotator, lead):
+    report = factories.BugReportFactory(title="Conv kernel hangs", body="", labels=[])
+    url = f"/imports/rules/{report.repository.pk}/"
+    factories.ImportJobFactory(repository=report.repository)
+    client.force_login(annotator)
+    assert client.get(url).status_code == 403
+    client.force_login(lead)
+    assert url in client.get("/imports/").content.decode()
+    page = client.get(url).content.decode()
+    assert "memory leak" in page  # the 29 keywords of the seed study by default
+
+    bad = client.post(url, {"performance_keywords": "slow\n\nSlow", "non_bug_labels": "x" * 101})
+    assert bad.status_code == 200
+    assert bad.context["form"].errors == {
+        "performance_keywords": ["line 3: 'Slow' repeats line 1"],
+        "non_bug_labels": ["line 1: longer than 100 characters"],
+    }
+    report.refresh_from_db()
+    assert not report.is_performance_candidate
+
+    response = client.post(url, {"performance_keywords": "hangs\n  conv   kernel \n"}, follow=True)
+    assert "1 reports reclassified" in response.content.decode()
+    report.refresh_from_db()
+    assert report.repository.candidate_rules.performance_keywords == ["hangs", "conv kernel"]
+    assert report.repository.candidate_rules.performance_labels == []
+    assert report.candidate_rules == {"performance": ["keyword:hangs", "keyword:conv kernel"]}
+    detail = client.get(f"/reports/{report.pk}/").content.decode()
+    assert "keyword:hangs, keyword:conv kernel" in detail

@@ -1,0 +1,99 @@
+"""In a real headless Chromium: a lead imports a repository from the fake GitHub on a real
+Celery worker, watches the progress bar, then reads an imported report."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from labeler.celery import app
+from mining.models import BugReport
+from tests.fakegithub.fixtures import fake_github  # noqa: F401
+from tests.mining import github_data
+from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
+from tests.mining.payloads import rest_comment
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+REPO = "octo/vision"
+HOSTILE = "Training got **slower** after the upgrade.\n\n<script>window.__pwned = 1</script>"
+
+
+@pytest.fixture
+def github(fake_github):  # noqa: F811
+    repo = github_data.add_issues(fake_github, REPO, 250)
+    repo.issues[7].update(title="Training got slower", body=HOSTILE, comments=2)
+    repo.comments[7] = [
+        rest_comment(
+            701, user="maintainer", hours=2, body="Can you try `torch==2.1`?", issue_number=7
+        ),
+        rest_comment(702, user="reporter", hours=5, body="Still slow.", issue_number=7),
+    ]
+    sha = "f" * 40
+    github_data.add_commit(fake_github, REPO, sha, "Speed up conv (fixes #7)", additions=12)
+    repo.timeline[7] = [{"event": "closed", "commit_id": sha}]
+    repo.closing_prs[7] = [900]
+    repo.pulls[900] = {"merged": True, "merge_commit_sha": sha, "additions": 12, "deletions": 2}
+    # Hold the later issue pages back a little, so the page shows the import running.
+    fake_github.slow_down(lambda path, variables: 1.5 if variables.get("after") else 0)
+    return fake_github
+
+
+@pytest.fixture
+def worker(github):
+    purge_queue()
+    process = start_worker(github.url)
+    app.conf.task_always_eager = False  # the page queues the job for the worker
+    yield process
+    app.conf.task_always_eager = True
+    github.slow_down(None)
+    stop_worker(process)
+
+
+def test_lead_imports_a_repository_and_reads_a_report(page, sign_in, lead, worker):
+    sign_in(lead)
+    page.goto("/imports/")
+    page.fill("#id_repository", REPO)
+    page.click("text=Start import")
+    expect(page.locator(".messages")).to_contain_text(f"of {REPO}: queued")
+
+    row = page.locator("#import-jobs tbody tr").first
+    # While the worker runs: running, part done, the requests counted so far.
+    expect(row.locator(".status")).to_have_text("Running", timeout=15_000)
+    expect(row.locator(".total")).to_have_text("250")
+    assert int(row.locator(".done").inner_text()) < 250
+    expect(row.get_by_role("button", name="Cancel")).to_be_visible()
+    expect(row.get_by_role("button", name="Re-run")).to_be_hidden()
+    expect(row.locator(".status")).to_have_text("Done", timeout=20_000)
+    expect(row.get_by_role("button", name="Re-run")).to_be_visible()
+    expect(row.get_by_role("button", name="Cancel")).to_be_hidden()
+    expect(row.locator(".done")).to_have_text("250")
+    expect(row.locator("progress")).to_have_attribute("value", "250")
+    expect(row.locator(".requests")).to_have_text(re.compile(r"^[1-9]\d*$"))
+    expect(row.locator(".remaining")).not_to_have_text("—")
+    page.screenshot(path="test-artifacts/imports-page.png", full_page=True)
+
+    report = BugReport.objects.get(repository__full_name=REPO, number=7)
+    page.goto("/reports/")
+    page.get_by_role("link", name=f"{REPO}#7", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Training got slower")
+    body = page.get_by_test_id("report-body")
+    expect(body.locator("strong")).to_have_text("slower")
+    # The script is shown as text, never as an element, and never ran.
+    expect(body).to_contain_text("<script>window.__pwned = 1</script>")
+    assert body.locator("script").count() == 0
+    assert page.evaluate("window.__pwned") is None
+    expect(page.get_by_test_id("candidate-rules")).to_contain_text("keyword:slower")
+    comments = page.locator(".comment")
+    expect(comments).to_have_count(2)
+    expect(comments.first).to_contain_text("maintainer")
+    expect(comments.first.locator("code")).to_have_text("torch==2.1")
+    links = page.get_by_test_id("fix-link")
+    expect(links.filter(has_text="Closed by commit (timeline)")).to_contain_text("ffffffffff")
+    expect(links.filter(has_text="Closing keyword (GitHub closing reference)")).to_contain_text(
+        "#900"
+    )
+    expect(links.filter(has_text="Merge commit of a linked pull request")).to_have_count(1)
+    expect(page.locator(".measures")).to_contain_text("14")  # fix size: 12 added, 2 deleted
+    assert report.has_fix
+    page.screenshot(path="test-artifacts/report-page.png", full_page=True)
