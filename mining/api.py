@@ -1,7 +1,7 @@
 """REST API of the mining app: reports (read-only) and import jobs."""
 
 from django.shortcuts import get_object_or_404
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -30,8 +30,18 @@ class ReportViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(ReportDetailSerializer(report).data)
 
 
+class CanManageImports(permissions.BasePermission):
+    """Import jobs (their repositories, errors and quota figures) are for leads and researchers."""
+
+    message = "You may not manage imports."
+
+    def has_permission(self, request, view) -> bool:
+        return request.user.has_perm(services.MANAGE_IMPORTS)
+
+
 class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ImportJobSerializer
+    permission_classes = [permissions.IsAuthenticated, CanManageImports]
 
     def get_queryset(self):
         return selectors.import_job_list()

@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from mining.linking import PullRequestInfo, TimelineEvent
 
@@ -155,6 +156,14 @@ def parse_time(value: Any, name: str, *, required: bool = True) -> dt.datetime |
     return parsed
 
 
+def web_url(value: Any, name: str) -> str:
+    """A link shown to users: only http(s), so a payload cannot smuggle in `javascript:`."""
+    text = clean_text(value).strip()
+    if text and urlsplit(text).scheme.lower() not in {"http", "https"}:
+        raise MalformedPayloadError(f"{name}: not an http(s) URL: {text[:100]!r}")
+    return text
+
+
 def _login(actor: Any) -> str:
     """The login of a user object; deleted users come as null (REST) or a ghost."""
     if not isinstance(actor, dict):
@@ -225,7 +234,7 @@ def commit_from_rest(data: dict, *, patch_limit: int) -> CommitRecord:
         additions=stats.get("additions"),
         deletions=stats.get("deletions"),
         changed_files=len(files) if isinstance(files, list) else None,
-        html_url=clean_text(data.get("html_url")),
+        html_url=web_url(data.get("html_url"), "html_url"),
         files=_files(files, patch_limit) if isinstance(files, list) else None,
     )
 
@@ -243,7 +252,7 @@ def pull_request_from_rest_issue(issue: dict) -> PullRequestRecord:
         state=state,
         merged=merged,
         labels=[clean_text(label.get("name")) for label in issue.get("labels") or []],
-        html_url=clean_text(issue.get("html_url")),
+        html_url=web_url(issue.get("html_url"), "html_url"),
     )
 
 
@@ -285,7 +294,7 @@ def report_from_rest(issue: dict) -> ReportRecord:
         closed_at=parse_time(issue.get("closed_at"), "closed_at", required=False),
         comment_count=int(issue.get("comments") or 0),
         reactions={k: v for k, v in reactions.items() if isinstance(v, int)},
-        html_url=clean_text(issue.get("html_url")),
+        html_url=web_url(issue.get("html_url"), "html_url"),
         raw=clean_json(
             {
                 k: v
@@ -346,7 +355,7 @@ def commit_from_graphql(node: dict) -> CommitRecord:
         additions=node.get("additions"),
         deletions=node.get("deletions"),
         changed_files=node.get("changedFilesIfAvailable"),
-        html_url=clean_text(node.get("url")),
+        html_url=web_url(node.get("url"), "url"),
     )
 
 
@@ -365,7 +374,7 @@ def pull_request_from_graphql(node: dict) -> PullRequestRecord:
         labels=[clean_text(n.get("name")) for n in ((node.get("labels") or {}).get("nodes") or [])],
         additions=node.get("additions"),
         deletions=node.get("deletions"),
-        html_url=clean_text(node.get("url")),
+        html_url=web_url(node.get("url"), "url"),
     )
 
 
@@ -446,7 +455,7 @@ def report_from_graphql(node: dict, *, repo_full_name: str) -> tuple[ReportRecor
         closed_at=parse_time(node.get("closedAt"), "closedAt", required=False),
         comment_count=int(comments.get("totalCount") or len(comment_nodes)),
         reactions={k: v for k, v in reactions.items() if v},
-        html_url=clean_text(node.get("url")),
+        html_url=web_url(node.get("url"), "url"),
         raw=clean_json(raw),
         comments=[comment_from_graphql(c) for c in comment_nodes if c],
         comments_complete=not (comments.get("pageInfo") or {}).get("hasNextPage", False),

@@ -45,6 +45,8 @@ def report_detail(request, pk: int):
 
 
 def import_list(request):
+    if not request.user.has_perm(services.MANAGE_IMPORTS):
+        raise PermissionDenied("You may not manage imports.")
     return render(
         request,
         "mining/import_list.html",

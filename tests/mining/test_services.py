@@ -207,3 +207,15 @@ def test_storing_a_page_takes_the_same_few_queries_whatever_its_size(
         services.reports_store_page(repository=repository, page=page(range(11, 211)), rules=rules)
     assert BugReport.objects.filter(has_fix=True).count() == 210
     assert Comment.objects.count() == 630
+
+
+def test_a_script_link_in_a_file_is_refused_with_its_line(tmp_path):
+    evil = payloads.rest_issue(2)
+    evil["html_url"] = "javascript:alert(document.domain)//"
+    path = write_jsonl(tmp_path, [payloads.rest_issue(1), evil])
+
+    with pytest.raises(ValidationError) as error:
+        services.reports_import_from_file(path=path)
+
+    assert "issues.jsonl, line 2: html_url: not an http(s) URL" in str(error.value)
+    assert BugReport.objects.count() == 0

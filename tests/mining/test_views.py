@@ -1,5 +1,6 @@
 import pytest
 
+from mining.models import ImportJob
 from tests.mining import factories
 
 pytestmark = pytest.mark.django_db
@@ -20,15 +21,16 @@ def test_report_pages_render_sanitised_markdown_and_fix(client, annotator):
     assert client.get("/reports/999999/").status_code == 404
 
 
-def test_import_page_shows_form_only_to_managers(client, annotator, lead):
+def test_import_page_is_for_managers_only(client, annotator, lead):
     factories.ImportJobFactory(error_reason="octo/x: Not found on GitHub (404)", status="failed")
     client.force_login(annotator)
-    page = client.get("/imports/").content.decode()
-    assert "Not found on GitHub" in page and "Start import" not in page
+    assert client.get("/imports/").status_code == 403
     response = client.post("/imports/start/", {"repository": "o/r"}, follow=True)
     assert "may not manage imports" in response.content.decode()
+    assert not ImportJob.objects.filter(repository__full_name="o/r").exists()
     client.force_login(lead)
-    assert "Start import" in client.get("/imports/").content.decode()
+    page = client.get("/imports/").content.decode()
+    assert "Start import" in page and "Not found on GitHub" in page
 
 
 def test_candidate_rules_page_validates_saves_and_reclassifies(client, annotator, lead):
