@@ -41,6 +41,11 @@ services:
 browser:
 	@scripts/browser.sh
 
+## bench: the benchmarks (figures printed; see bench/*.py for what each measures)
+bench: install services
+	$(BIN)/python bench/import_bench.py
+	$(BIN)/python bench/label_load.py
+
 worker: install
 	$(BIN)/celery -A labeler worker --loglevel=info
 

@@ -25,6 +25,31 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mining
 os.environ.setdefault("GITHUB_SECONDS_BETWEEN_REQUESTS", "0")
 os.environ.setdefault("GITHUB_SECONDS_BETWEEN_WRITES", "0")
 
+import dj_database_url  # noqa: E402
+import psycopg2  # noqa: E402
+from psycopg2 import sql  # noqa: E402
+
+
+def database_ensure(url: str) -> None:
+    """Create the benchmark's database if it is missing (a fresh machine has none)."""
+    config = dj_database_url.parse(url)
+    connection = psycopg2.connect(
+        dbname="postgres",
+        user=config["USER"] or "postgres",
+        password=config["PASSWORD"] or None,
+        host=config["HOST"] or "127.0.0.1",
+        port=config["PORT"] or 5432,
+    )
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]])
+        if cursor.fetchone() is None:
+            cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
+    connection.close()
+
+
+database_ensure(os.environ["DATABASE_URL"])
+
 import django  # noqa: E402
 
 django.setup()
