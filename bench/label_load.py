@@ -6,7 +6,15 @@ and drives --annotators concurrent annotators (next, then submit, again and agai
 pause) for --seconds. Then the same number of clients call GET /api/ping/, the smallest
 authenticated view of the same app, for the same time. Prints requests/s, p50 and p95
 latency of each endpoint, errors, and checks that no item got more than k annotations or
-the same person twice.
+the same person twice. The goals are judged on these two closed-loop, zero-think-time runs.
+
+Then, as a separate figure set, the annotators label again with a think time between
+receiving an item and submitting it (--think-seconds, 0 to leave it out), as people do.
+
+Other work on the machine skews every figure: the run waits (up to --wait-seconds) for the
+1-minute load average to fall to --max-load, and prints the load average and the share of
+CPU time other processes took during each run. It needs PostgreSQL on 127.0.0.1 as user
+postgres and nothing else set by hand.
 
     .venv/bin/python bench/label_load.py [--seconds 20] [--annotators 50] [--items 50000]
 """
@@ -18,6 +26,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import random
 import signal
 import socket
 import statistics
@@ -38,10 +47,21 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--items", type=int, default=50_000)
     parser.add_argument("--overlap", type=int, default=3)
+    # One process per core, each with three threads to overlap its database waits: on two
+    # cores this answered with the shortest tails (more processes split the clients' kept-alive
+    # connections unevenly; more threads fight over each process's lock).
     parser.add_argument(
-        "--workers", type=int, default=(os.cpu_count() or 1) + 1, help="gunicorn processes"
+        "--workers", type=int, default=os.cpu_count() or 1, help="gunicorn processes"
     )
-    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
+    parser.add_argument("--threads", type=int, default=3, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--think-seconds",
+        type=float,
+        default=1.0,
+        help="mean pause between an item's arrival and its submission in the think-time run",
+    )
+    parser.add_argument("--max-load", type=float, default=1.5, help="1-minute load average")
+    parser.add_argument("--wait-seconds", type=float, default=900, help="wait for --max-load")
     parser.add_argument("--client-processes", type=int, default=5)
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
     parser.add_argument("--database", default="labeler_bench")
@@ -59,6 +79,8 @@ def app_environment(args) -> dict[str, str]:
         "ALLOWED_HOSTS": HOST,
         "CELERY_BROKER_URL": "",
         "LOG_LEVEL": "WARNING",
+        # Static files are not served here: never mind that they were not collected.
+        "PYTHONWARNINGS": "ignore:No directory at",
     }
 
 
@@ -142,6 +164,9 @@ def build_study(args) -> tuple[list[str], dict]:
         parents = {c.parent_id for c in scheme.categories[dimension.pk]}
         leaf = next(c for c in scheme.categories[dimension.pk] if c.pk not in parents)
         labels[dimension.key] = [leaf.path] if dimension.multiple else leaf.path
+    # A live database has planner statistics; a freshly loaded one gets them now.
+    with connections["default"].cursor() as cursor:
+        cursor.execute("ANALYZE")
     # The client processes are forked from this one: no open connection may be shared.
     connections.close_all()
     return tokens, labels
@@ -166,10 +191,12 @@ def request(connection, method: str, path: str, token: str, body: dict | None = 
     return response.status, data, time.perf_counter() - started
 
 
-def annotator_loop(port, token, labels, mode, deadline, results):
-    """One client: `label` (next + submit) or `ping`, until the deadline."""
+def annotator_loop(port, token, labels, mode, deadline, results, think):
+    """One client: `label` (next + submit) or `ping`, until the deadline; `think` seconds on
+    average between an item's arrival and its submission."""
     latencies: dict[str, list[float]] = {"next": [], "submit": [], "ping": []}
     errors: list[str] = []
+    pause = random.Random(token)
     connection = http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT)
     while time.monotonic() < deadline:
         try:
@@ -187,6 +214,8 @@ def annotator_loop(port, token, labels, mode, deadline, results):
                 errors.append(f"next {status}: {data[:200]!r}")
                 continue
             assignment = json.loads(data)["assignment"]
+            if think:
+                time.sleep(think * pause.uniform(0.5, 1.5))
             body = {"labels": labels, "seconds": 1}
             status, data, elapsed = request(
                 connection, "POST", f"/api/assignments/{assignment}/submit/", token, body
@@ -202,11 +231,13 @@ def annotator_loop(port, token, labels, mode, deadline, results):
     results.put((latencies, errors))
 
 
-def client_process(port, tokens, labels, mode, deadline, results):
+def client_process(port, tokens, labels, mode, deadline, results, think):
     import threading
 
     threads = [
-        threading.Thread(target=annotator_loop, args=(port, t, labels, mode, deadline, results))
+        threading.Thread(
+            target=annotator_loop, args=(port, t, labels, mode, deadline, results, think)
+        )
         for t in tokens
     ]
     for thread in threads:
@@ -215,14 +246,16 @@ def client_process(port, tokens, labels, mode, deadline, results):
         thread.join()
 
 
-def drive(args, port, tokens, labels, mode) -> tuple[dict[str, list[float]], list[str], float]:
+def drive(
+    args, port, tokens, labels, mode, think=0.0
+) -> tuple[dict[str, list[float]], list[str], float]:
     results = multiprocessing.Queue()
     started = time.monotonic()
     deadline = started + args.seconds
     shares = [tokens[i :: args.client_processes] for i in range(args.client_processes)]
     processes = [
         multiprocessing.Process(
-            target=client_process, args=(port, share, labels, mode, deadline, results)
+            target=client_process, args=(port, share, labels, mode, deadline, results, think)
         )
         for share in shares
         if share
@@ -232,7 +265,9 @@ def drive(args, port, tokens, labels, mode) -> tuple[dict[str, list[float]], lis
     latencies: dict[str, list[float]] = {"next": [], "submit": [], "ping": []}
     errors: list[str] = []
     for _ in tokens:
-        client_latencies, client_errors = results.get(timeout=args.seconds + 4 * REQUEST_TIMEOUT)
+        client_latencies, client_errors = results.get(
+            timeout=args.seconds + 4 * REQUEST_TIMEOUT + 2 * think
+        )
         for key, values in client_latencies.items():
             latencies[key].extend(values)
         errors.extend(client_errors)
@@ -297,21 +332,73 @@ def wait_until_up(port: int, token: str, server: subprocess.Popen) -> None:
     raise SystemExit("gunicorn did not answer within 60 s")
 
 
-def main() -> None:
-    args = parse_args()
-    env = app_environment(args)
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    os.chdir(ROOT)
+class CpuShare:
+    """How much of the machine's CPU time went to other work than this run (the app, its
+    database sessions, the clients) between start() and stop(): Linux /proc only."""
 
-    print(f"building {args.database}: {args.items} items, overlap {args.overlap} ...", flush=True)
-    database_recreate(args)
-    built = time.monotonic()
-    tokens, labels = build_study(args)
-    print(f"built in {time.monotonic() - built:.1f} s", flush=True)
+    def __init__(self, database: str) -> None:
+        self.database = database
 
-    port = free_port()
-    server = subprocess.Popen(
+    @staticmethod
+    def _busy() -> int:
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+        return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+
+    def _own(self) -> int:
+        parents, ticks, commands = {}, {}, {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    commands[pid] = cmdline.read().decode(errors="replace")
+            except OSError:
+                continue
+            parents[pid] = fields[1]
+            ticks[pid] = int(fields[11]) + int(fields[12])
+            if pid == str(os.getpid()):
+                # With the client processes' time, once they have ended and been waited for.
+                ticks[pid] += int(fields[13]) + int(fields[14])
+
+        def ours(pid: str) -> bool:
+            while pid in parents:
+                if pid == str(os.getpid()):
+                    return True
+                pid = parents[pid]
+            return False
+
+        return sum(
+            ticks[pid]
+            for pid in ticks
+            if ours(pid) or ("postgres" in commands[pid] and self.database in commands[pid])
+        )
+
+    def start(self) -> None:
+        self.started = (self._busy(), self._own())
+
+    def stop(self) -> float:
+        busy, own = self._busy() - self.started[0], self._own() - self.started[1]
+        return max(0, busy - own) / busy if busy else 0.0
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min)"
+
+
+def wait_until_quiet(args) -> None:
+    """Other work on the machine takes CPU from both the app and the clients: wait it out."""
+    deadline = time.monotonic() + args.wait_seconds
+    while os.getloadavg()[0] > args.max_load and time.monotonic() < deadline:
+        print(f"waiting for a quiet machine: {load_average()}", flush=True)
+        time.sleep(15)
+    if os.getloadavg()[0] > args.max_load:
+        print(f"WARNING: the machine stayed busy; figures are skewed: {load_average()}")
+
+
+def gunicorn_start(args, env, port) -> subprocess.Popen:
+    return subprocess.Popen(
         [
             str(Path(PYTHON).with_name("gunicorn")),
             "labeler.wsgi",
@@ -329,6 +416,41 @@ def main() -> None:
         env=env,
         cwd=ROOT,
     )
+
+
+def report_labelling(title, latencies, errors, elapsed) -> None:
+    labelled = len(latencies["next"]) + len(latencies["submit"])
+    print(f"\n{title}: {labelled / elapsed:.1f} requests/s over {elapsed:.1f} s")
+    print(figures("next", latencies["next"], elapsed))
+    print(figures("submit", latencies["submit"], elapsed))
+    print(f"  errors  {len(errors)}")
+    for error in errors[:5]:
+        print(f"    {error}")
+
+
+def main() -> None:
+    args = parse_args()
+    env = app_environment(args)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    os.chdir(ROOT)
+
+    print(f"building {args.database}: {args.items} items, overlap {args.overlap} ...", flush=True)
+    database_recreate(args)
+    try:
+        built = time.monotonic()
+        tokens, labels = build_study(args)
+        print(f"built in {time.monotonic() - built:.1f} s", flush=True)
+        run(args, env, tokens, labels)
+    finally:
+        if not args.keep_db:
+            database_drop(args)
+
+
+def run(args, env, tokens, labels) -> None:
+    port = free_port()
+    server = gunicorn_start(args, env, port)
+    loads = {}
     try:
         wait_until_up(port, tokens[0], server)
         print(
@@ -337,25 +459,36 @@ def main() -> None:
             f"{args.seconds:.0f} s per phase, {os.cpu_count()} CPUs",
             flush=True,
         )
+        wait_until_quiet(args)
+        loads["before"] = load_average()
+        others = CpuShare(args.database)
+        others.start()
         latencies, errors, elapsed = drive(args, port, tokens, labels, "label")
+        others_labelling = others.stop()
+        others.start()
         ping, ping_errors, ping_elapsed = drive(args, port, tokens, labels, "ping")
+        others_ping = others.stop()
+        loads["after"] = load_average()
+        if args.think_seconds:
+            thinking = drive(args, port, tokens, labels, "label", think=args.think_seconds)
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
 
     over, twice, submitted = over_assignment(env)
-    labelled = len(latencies["next"]) + len(latencies["submit"])
-    print(f"\nlabelling (next + submit): {labelled / elapsed:.1f} requests/s over {elapsed:.1f} s")
-    print(figures("next", latencies["next"], elapsed))
-    print(figures("submit", latencies["submit"], elapsed))
-    print(f"  errors  {len(errors)}")
-    for error in errors[:5]:
-        print(f"    {error}")
+    print(f"\n{loads['before']} before the runs, {loads['after']} after them")
+    print(
+        f"CPU time taken by other work on the machine: {others_labelling:.0%} during the "
+        f"labelling run, {others_ping:.0%} during the minimal view's"
+    )
+    report_labelling(
+        "labelling, closed loop, no think time (next + submit)", latencies, errors, elapsed
+    )
     print(f"minimal view (GET /api/ping/): {len(ping['ping']) / ping_elapsed:.1f} requests/s")
     print(figures("ping", ping["ping"], ping_elapsed))
     print(f"  errors  {len(ping_errors)}")
     print(
-        f"integrity: {submitted} annotations submitted; items over k: {over}; "
+        f"integrity after every run: {submitted} annotations submitted; items over k: {over}; "
         f"items labelled twice by one person: {twice}"
     )
     p95 = {name: percentile(latencies[name], 0.95) for name in ("next", "submit")}
@@ -366,8 +499,14 @@ def main() -> None:
             f" {value / ping_p95:.1f}x the minimal view's (< 3x: "
             f"{'yes' if value < 3 * ping_p95 else 'no'})"
         )
-    if not args.keep_db:
-        database_drop(args)
+    clean = not errors and not ping_errors and not over and not twice
+    print(f"goal errors and over-assignment: none: {'yes' if clean else 'no'}")
+    if args.think_seconds:
+        report_labelling(
+            f"for comparison, not judged: labelling with {args.think_seconds:.1f} s mean think "
+            "time between an item and its submission",
+            *thinking,
+        )
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ their role does not allow answers 403, an anonymous request 401.
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -19,13 +19,20 @@ from labeler.filters import AnnotationFilter, AssignmentFilter, StudyFilter, Stu
 from labeler.frames import FrameQuery
 from labeler.labels import study_scheme
 from labeler.models import Annotation, Assignment, Study, StudyItem, StudyMember
-from labeler.permissions import study_access, study_get_for_user, user_can_create_study
+from labeler.permissions import (
+    assignment_require_own,
+    study_access,
+    study_get_for_user,
+    user_can_create_study,
+)
 from labeler.sampling import SampleSpec
 from labeler.selectors import (
     annotation_list_visible,
     assignment_labels,
     assignment_list_visible,
+    assignment_previous,
     item_history,
+    report_for_labelling,
     study_item_list_member,
     study_item_list_visible,
     study_list_for_user,
@@ -40,6 +47,7 @@ from labeler.serializers import (
     MemberAddSerializer,
     MemberSerializer,
     NextItemSerializer,
+    PreviousQuerySerializer,
     ProgressSerializer,
     SamplePlanSerializer,
     SamplePreviewSerializer,
@@ -50,6 +58,8 @@ from labeler.serializers import (
     SubmissionSerializer,
     SubmitSerializer,
     VersionSerializer,
+    next_item_json,
+    submission_data,
 )
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from labeler.services.studies import (
@@ -169,8 +179,37 @@ class StudyViewSet(
         assignment = assignment_next(study=study, user=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        context = {"scheme": study_scheme(study=study)}
-        return Response(NextItemSerializer(assignment, context=context).data)
+        report = report_for_labelling(item_id=assignment.item_id)
+        body = next_item_json(assignment, report, study_scheme(study=study))
+        return HttpResponse(body, content_type="application/json")
+
+    @extend_schema(
+        parameters=[PreviousQuerySerializer],
+        responses={
+            200: AssignmentSerializer,
+            204: OpenApiResponse(description="You submitted nothing before that."),
+        },
+    )
+    @action(detail=True, methods=["get"], filterset_class=None)
+    def previous(self, request, slug=None):
+        """Your submission before assignment `before` (without it: your latest), to revise it."""
+        study, access = self._study()
+        if not access.can_label:
+            raise PermissionDenied("only the study's annotators label")
+        query = PreviousQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        before = None
+        if "before" in query.validated_data:
+            before_id = query.validated_data["before"]
+            before = Assignment.objects.filter(
+                pk=before_id, study=study, annotator=request.user
+            ).first()
+            if before is None:
+                raise ValidationError({"before": f"you have no assignment {before_id} here"})
+        assignment = assignment_previous(study=study, user=request.user, before=before)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(responses=ProgressSerializer)
     @action(detail=True, methods=["get"])
@@ -265,6 +304,7 @@ class AssignmentViewSet(
     model = Assignment
     serializer_class = AssignmentSerializer
     filterset_class = AssignmentFilter
+    lookup_value_regex = r"\d+"
 
     def visible(self, user):
         annotations = Annotation.objects.select_related("dimension").order_by("dimension__position")
@@ -272,45 +312,26 @@ class AssignmentViewSet(
             Prefetch("annotations", queryset=annotations)
         )
 
-    def _own(self, pk) -> Assignment:
-        """The assignment if it is the user's; 404 outside their studies, 403 if not theirs."""
-        assignment = Assignment.objects.select_related("study").filter(pk=pk).first()
-        if (
-            assignment is None
-            or not study_access(user=self.request.user, study=assignment.study).can_view
-        ):
-            raise Http404("no such assignment")
-        if assignment.annotator_id != self.request.user.pk:
-            raise PermissionDenied("this assignment belongs to another annotator")
-        return assignment
-
-    def _answer(self, assignment: Assignment) -> Response:
-        labels = assignment_labels(assignment=assignment)
-        return Response(SubmissionSerializer(assignment, context={"labels": labels}).data)
-
     @extend_schema(request=SubmitSerializer, responses=SubmissionSerializer)
     @action(detail=True, methods=["post"], filterset_class=None)
     def submit(self, request, pk=None):
         """Submit or revise your labels; refused with nothing stored if any label is wrong."""
-        assignment = self._own(pk)
+        assignment_require_own(user=request.user, assignment_id=pk)
         body = SubmitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assignment = assignment_submit(
-            assignment_id=assignment.pk, user=request.user, **body.validated_data
-        )
-        return self._answer(assignment)
+        assignment = assignment_submit(assignment_id=pk, user=request.user, **body.validated_data)
+        return Response(submission_data(assignment, assignment.labels))
 
     @extend_schema(request=SkipSerializer, responses=SubmissionSerializer)
     @action(detail=True, methods=["post"], filterset_class=None)
     def skip(self, request, pk=None):
         """Give the item back with a reason; it goes to others and the lead sees the reason."""
-        assignment = self._own(pk)
+        assignment_require_own(user=request.user, assignment_id=pk)
         body = SkipSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assignment = assignment_skip(
-            assignment_id=assignment.pk, user=request.user, **body.validated_data
-        )
-        return self._answer(assignment)
+        assignment = assignment_skip(assignment_id=pk, user=request.user, **body.validated_data)
+        labels = assignment_labels(assignment=assignment)
+        return Response(submission_data(assignment, labels))
 
 
 class AnnotationViewSet(SchemaSafeMixin, viewsets.ReadOnlyModelViewSet):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.core.exceptions import ValidationError
 
@@ -19,8 +20,8 @@ from taxonomy.models import Category, Dimension
 class Scheme:
     """The study's dimensions in order, each with its categories by key path.
 
-    `key` identifies a scheme that can no longer change (its codebook version is frozen);
-    None when it still can.
+    `key` identifies a scheme that can no longer change (its study's codebook version is
+    frozen); None when it still can.
     """
 
     dimensions: tuple[Dimension, ...]
@@ -28,41 +29,74 @@ class Scheme:
     key: tuple | None = None
 
     def dimension(self, key: str) -> Dimension | None:
-        return next((d for d in self.dimensions if d.key == key), None)
+        return self._dimensions_by_key.get(key)
 
     def by_path(self, dimension: Dimension) -> dict[str, Category]:
-        return {category.path: category for category in self.categories[dimension.pk]}
+        return self._by_path[dimension.pk]
 
     def by_key(self, dimension: Dimension) -> dict[str, Category]:
-        return {category.key: category for category in self.categories[dimension.pk]}
+        return self._by_key[dimension.pk]
+
+    def children(self, category: Category) -> list[Category]:
+        return self._children.get(category.pk, [])
+
+    # Lookups built on first use; a scheme is shared by every request of its process.
+    @cached_property
+    def _dimensions_by_key(self) -> dict[str, Dimension]:
+        return {dimension.key: dimension for dimension in self.dimensions}
+
+    @cached_property
+    def _by_path(self) -> dict[int, dict[str, Category]]:
+        return {pk: {c.path: c for c in categories} for pk, categories in self.categories.items()}
+
+    @cached_property
+    def _by_key(self) -> dict[int, dict[str, Category]]:
+        return {pk: {c.key: c for c in categories} for pk, categories in self.categories.items()}
+
+    @cached_property
+    def _children(self) -> dict[int, list[Category]]:
+        children: dict[int, list[Category]] = {}
+        for categories in self.categories.values():
+            for category in categories:
+                if category.parent_id is not None:
+                    children.setdefault(category.parent_id, []).append(category)
+        return children
 
 
-# Schemes of frozen codebook versions, which never change: loaded once per process.
-_FROZEN_SCHEMES: dict[tuple, Scheme] = {}
+# Schemes of studies whose codebook version is frozen, by study id: they never change (a
+# study's codebook and dimensions are chosen when it is created), so each process loads them
+# once.
+_FROZEN_SCHEMES: dict[int, Scheme] = {}
 FROZEN_SCHEMES_KEPT = 64
 
 
 def study_scheme(*, study: Study) -> Scheme:
-    """The study's scheme: one query when its frozen codebook version was loaded before, else
-    three."""
+    """The study's scheme: no query when this process loaded it before (its codebook version
+    frozen), else two (three if `study.codebook` is not loaded yet)."""
+    if study.pk in _FROZEN_SCHEMES:
+        return _FROZEN_SCHEMES[study.pk]
     codebook = study.codebook
     dimensions = tuple(study.dimensions.order_by("position"))
-    key = (codebook.pk, codebook.content_hash, tuple(d.pk for d in dimensions))
-    if codebook.frozen and key in _FROZEN_SCHEMES:
-        return _FROZEN_SCHEMES[key]
     categories: dict[int, list[Category]] = {d.pk: [] for d in dimensions}
     for category in Category.objects.filter(dimension__in=dimensions).order_by("position"):
         categories[category.dimension_id].append(category)
     scheme = Scheme(
         dimensions=dimensions,
         categories={pk: tuple(items) for pk, items in categories.items()},
-        key=key if codebook.frozen else None,
+        key=(study.pk, codebook.pk, codebook.content_hash) if codebook.frozen else None,
     )
     if scheme.key is not None:
         if len(_FROZEN_SCHEMES) >= FROZEN_SCHEMES_KEPT:
             _FROZEN_SCHEMES.clear()
-        _FROZEN_SCHEMES[key] = scheme
+        _FROZEN_SCHEMES[study.pk] = scheme
     return scheme
+
+
+def study_scheme_by_id(*, study_id: int) -> Scheme:
+    """study_scheme for a study known by id: no query when its scheme is loaded already."""
+    if study_id in _FROZEN_SCHEMES:
+        return _FROZEN_SCHEMES[study_id]
+    return study_scheme(study=Study.objects.select_related("codebook").get(pk=study_id))
 
 
 def closest(value: str, candidates) -> str:
@@ -100,14 +134,11 @@ def _dimension_values(scheme: Scheme, dimension: Dimension, raw) -> list[Categor
         category = _category(scheme, dimension, value)
         if category in chosen:
             raise ValueError(f"{category.path!r} is given twice")
-        if dimension.leaf_only and any(
-            c.parent_id == category.pk for c in scheme.categories[dimension.pk]
-        ):
-            children = [
-                c.path for c in scheme.categories[dimension.pk] if c.parent_id == category.pk
-            ]
+        children = scheme.children(category)
+        if dimension.leaf_only and children:
             raise ValueError(
-                f"{category.path!r} has sub-categories; choose one of: {', '.join(children)}"
+                f"{category.path!r} has sub-categories; choose one of: "
+                f"{', '.join(c.path for c in children)}"
             )
         chosen.append(category)
     if dimension.required and not chosen:

@@ -55,7 +55,10 @@ class StudyMember(models.Model):
         LEAD = "lead"
         RESEARCHER = "researcher"
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="members")
+    # Indexed as the first column of member_unique_role.
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="members", db_index=False
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_memberships"
     )
@@ -73,7 +76,10 @@ class StudyMember(models.Model):
 class StudyBatch(models.Model):
     """One draw of items into a study, with everything needed to repeat it."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="batches")
+    # Indexed as the first column of batch_unique_number.
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="batches", db_index=False
+    )
     number = models.PositiveSmallIntegerField()
     frame = models.JSONField(default=dict, blank=True)
     sampling = models.JSONField(default=dict, blank=True)
@@ -104,7 +110,8 @@ class StudyItem(models.Model):
     and the database refuses more than `needed` of them.
     """
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    # Indexed as the first column of item_unique_report: no index of its own to keep up.
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items", db_index=False)
     report = models.ForeignKey(BugReport, on_delete=models.PROTECT, related_name="study_items")
     batch = models.PositiveSmallIntegerField(default=1)
     position = models.PositiveIntegerField(default=0, help_text="Seeded random order.")
@@ -163,8 +170,13 @@ class Assignment(models.Model):
     # Statuses that take one of the item's `needed` places.
     CLAIMING = (Status.HELD, Status.SUBMITTED)
 
-    item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="assignments")
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="assignments")
+    # Both indexed as first columns of assignment_unique_person and assignment_by_annotator.
+    item = models.ForeignKey(
+        StudyItem, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
     )
@@ -207,7 +219,10 @@ class Annotation(models.Model):
     """
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="annotations")
-    item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="annotations")
+    # Indexed as the first column of annotation_unique_answer.
+    item = models.ForeignKey(
+        StudyItem, on_delete=models.CASCADE, related_name="annotations", db_index=False
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotations"
     )
@@ -231,7 +246,10 @@ class Annotation(models.Model):
 class AnnotationVersion(models.Model):
     """Every submission and revision, as it was: who, when, what, and what changed."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="versions")
+    # Indexed as the first column of version_unique_number.
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.CASCADE, related_name="versions", db_index=False
+    )
     item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="versions")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotation_versions"

@@ -77,19 +77,28 @@ def z_score(confidence: float) -> float:
     return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
+def cochran_figures(
+    *, confidence: float, margin: float, population: int, proportion: float = 0.5
+) -> tuple[float, float, float]:
+    """(z, n0, n) of Cochran's formula: n0 = z^2 p (1 - p) / e^2 for an infinite frame, then
+    n = n0 / (1 + (n0 - 1) / N) with the finite population correction (0 for an empty frame).
+    """
+    z = z_score(confidence)
+    n0 = z * z * proportion * (1 - proportion) / (margin * margin)
+    n = n0 / (1 + (n0 - 1) / population) if population > 0 else 0.0
+    return z, n0, n
+
+
 def cochran_sample_size(
     *, population: int, confidence: float, margin: float, proportion: float = 0.5
 ) -> int:
-    """Items needed to estimate a proportion within `margin` at `confidence`, for a finite frame.
-
-    n0 = z^2 p (1 - p) / e^2, then n = n0 / (1 + (n0 - 1) / N), rounded up and never more
-    than the population.
-    """
+    """Items needed to estimate a proportion within `margin` at `confidence`, for a finite frame:
+    cochran_figures' n, rounded up and never more than the population."""
     if population <= 0:
         return 0
-    z = z_score(confidence)
-    n0 = z * z * proportion * (1 - proportion) / (margin * margin)
-    n = n0 / (1 + (n0 - 1) / population)
+    _, _, n = cochran_figures(
+        confidence=confidence, margin=margin, population=population, proportion=proportion
+    )
     # Guard against float noise turning an exact integer into the next one up.
     return min(population, math.ceil(round(n, 9)))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
 
 from labeler.frames import Candidates, StateFilter
 from labeler.labels import FROZEN_SCHEMES_KEPT, Scheme
@@ -228,32 +229,66 @@ class AssignmentSerializer(serializers.ModelSerializer):
 class NextItemSerializer(serializers.Serializer):
     """An item to label: the assignment to submit to, the report, and what to label."""
 
+    # The API schema's description of what next_item_json writes.
     assignment = serializers.IntegerField(source="pk")
     item = serializers.IntegerField(source="item_id")
     status = serializers.CharField()
     held_at = serializers.DateTimeField()
     report = ReportSerializer(source="item.report")
-    dimensions = serializers.SerializerMethodField()
-
-    @extend_schema_field(SchemeDimensionSerializer(many=True))
-    def get_dimensions(self, assignment: Assignment) -> list:
-        return scheme_data(self.context["scheme"])
+    dimensions = SchemeDimensionSerializer(many=True, read_only=True)
 
 
-# A frozen scheme never changes, so neither does its serialized form: built once per process.
-_SCHEME_DATA: dict[tuple, list] = {}
+# A frozen scheme never changes, so neither does its JSON: encoded once per process.
+_SCHEME_JSON: dict[tuple, bytes] = {}
 
 
-def scheme_data(scheme: Scheme) -> list:
-    """The scheme's dimensions with their categories, as the API shows them."""
-    if scheme.key is not None and scheme.key in _SCHEME_DATA:
-        return _SCHEME_DATA[scheme.key]
+def scheme_json(scheme: Scheme) -> bytes:
+    """The scheme's dimensions with their categories, as the API shows them, in JSON."""
+    if scheme.key is not None and scheme.key in _SCHEME_JSON:
+        return _SCHEME_JSON[scheme.key]
     data = SchemeDimensionSerializer(scheme.dimensions, many=True, context={"scheme": scheme}).data
+    encoded = JSONRenderer().render(data)
     if scheme.key is not None:
-        if len(_SCHEME_DATA) >= FROZEN_SCHEMES_KEPT:
-            _SCHEME_DATA.clear()
-        _SCHEME_DATA[scheme.key] = data
-    return data
+        if len(_SCHEME_JSON) >= FROZEN_SCHEMES_KEPT:
+            _SCHEME_JSON.clear()
+        _SCHEME_JSON[scheme.key] = encoded
+    return encoded
+
+
+# The API's form of a date and time. Every request of `next` and `submit` answers through
+# the plain functions below rather than a serializer: building one costs more than the rest
+# of the answer. tests/labeler/test_serializers.py holds them to the serializers' output.
+api_datetime = serializers.DateTimeField().to_representation
+
+
+def next_item_json(assignment: Assignment, report: dict, scheme: Scheme) -> bytes:
+    """NextItemSerializer's JSON, with the scheme's ready JSON spliced in.
+
+    `report` is the report as labeler.selectors.report_for_labelling gives it.
+    """
+    held = {
+        "assignment": assignment.pk,
+        "item": assignment.item_id,
+        "status": assignment.status,
+        "held_at": api_datetime(assignment.held_at),
+        "report": {
+            **report,
+            "created_at": api_datetime(report["created_at"]),
+            "closed_at": api_datetime(report["closed_at"]),
+            "comments": [
+                {**comment, "created_at": api_datetime(comment["created_at"])}
+                for comment in report["comments"]
+            ],
+        },
+    }
+    head = JSONRenderer().render(held)
+    return head[:-1] + b',"dimensions":' + scheme_json(scheme) + b"}"
+
+
+class PreviousQuerySerializer(serializers.Serializer):
+    before = serializers.IntegerField(
+        required=False, min_value=1, help_text="An assignment of yours; default: your latest."
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -269,6 +304,22 @@ class SubmissionSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_labels(self, assignment: Assignment) -> dict:
         return self.context["labels"]
+
+
+def submission_data(assignment: Assignment, labels: dict) -> dict:
+    """SubmissionSerializer's output (see api_datetime)."""
+    return {
+        "id": assignment.pk,
+        "item": assignment.item_id,
+        "status": assignment.status,
+        "submitted_at": api_datetime(assignment.submitted_at),
+        "skip_reason": assignment.skip_reason,
+        "note": assignment.note,
+        "unsure": assignment.unsure,
+        "seconds": assignment.seconds,
+        "version": assignment.version,
+        "labels": labels,
+    }
 
 
 class SubmitSerializer(serializers.Serializer):

@@ -13,7 +13,7 @@ from django.db.models import Count, F, Q
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import urlencode
+from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from labeler.forms import (
@@ -27,7 +27,7 @@ from labeler.frames import FrameQuery
 from labeler.labels import study_scheme
 from labeler.models import Assignment, SkipReason, StudyItem, StudyMember
 from labeler.permissions import study_get_for_user, user_can_create_study
-from labeler.sampling import SampleMode, SampleSpec, z_score
+from labeler.sampling import SampleMode, SampleSpec, cochran_figures
 from labeler.selectors import (
     assignment_list_visible,
     item_history,
@@ -95,14 +95,15 @@ def _cochran(sample: SampleSpec, frame_size: int) -> dict | None:
     """The figures behind a confidence-based size, to show how the sample size came about."""
     if sample.mode is not SampleMode.CONFIDENCE:
         return None
-    z = z_score(sample.confidence)
-    initial = z * z * 0.25 / (sample.margin * sample.margin)
+    z, initial, corrected = cochran_figures(
+        confidence=sample.confidence, margin=sample.margin, population=frame_size
+    )
     return {
         "z": z,
         "confidence": sample.confidence,
         "margin": sample.margin,
         "initial": initial,
-        "corrected": initial / (1 + (initial - 1) / frame_size) if frame_size else 0,
+        "corrected": corrected,
         "population": frame_size,
     }
 
@@ -280,12 +281,12 @@ def study_members(request, slug: str):
     if request.method == "POST":
         if request.POST.get("action") == "remove":
             member = get_object_or_404(StudyMember, study=study, pk=request.POST.get("member"))
-            leads = study.members.filter(role=StudyMember.Role.LEAD)
-            if member.role == StudyMember.Role.LEAD and leads.count() == 1:
-                messages.error(request, "A study keeps at least one lead: add another one first.")
-                return redirect("studies:members", slug=study.slug)
-            study_member_remove(study=study, user=member.user, role=member.role)
-            messages.success(request, f"{member.user} is no longer {member.role} of the study.")
+            try:
+                study_member_remove(study=study, user=member.user, role=member.role)
+            except ValidationError as error:
+                messages.error(request, capfirst(" ".join(error.messages)) + ".")
+            else:
+                messages.success(request, f"{member.user} is no longer {member.role} of the study.")
             return redirect("studies:members", slug=study.slug)
         form = MemberAddForm(request.POST)
         if form.is_valid():
@@ -379,15 +380,7 @@ def study_label(request, slug: str):
         "urls": {
             "next": reverse("study-next", kwargs={"slug": study.slug}),
             "progress": reverse("study-progress", kwargs={"slug": study.slug}),
-            "mySubmissions": reverse("assignment-list")
-            + "?"
-            + urlencode(
-                {
-                    "study": study.slug,
-                    "annotator": request.user.get_username(),
-                    "status": Assignment.Status.SUBMITTED,
-                }
-            ),
+            "previous": reverse("study-previous", kwargs={"slug": study.slug}),
             "submit": _url_template("assignment-submit"),
             "skip": _url_template("assignment-skip"),
             "report": _url_template("studies:item-report", study.slug),

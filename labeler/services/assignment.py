@@ -4,18 +4,26 @@ Every change to an item's `claimed` and `submitted` counters is one UPDATE on th
 row; the database refuses more than `needed` claims and a second assignment of the same
 person. Writers lock an assignment before its item (handing out locks a fresh item and
 inserts a new assignment), so no two wait on each other in a circle.
+
+`next` and `submit` run on every annotator's every item: on PostgreSQL, handing an item out
+and storing a submission are one plain-SQL statement each (CLAIM_SQL, SUBMIT_SQL); other
+databases get the same steps through the ORM. The tests run both.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from collections import Counter
+from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme
+from labeler import database
+from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme_by_id
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -24,6 +32,7 @@ from labeler.models import (
     Study,
     StudyItem,
 )
+from taxonomy.models import Category
 
 Status = Assignment.Status
 # Held items expire in small bites so one request never does much of the sweeping.
@@ -54,88 +63,178 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     An item the user already holds comes back first (a reload does not lose it). Otherwise:
     the first item in the study's order that still needs annotations, that the user has not
     held, submitted or skipped, and that no other request is handing out at this moment.
+    Held items past the study's hold timeout go back to the pool first.
+
+    Two queries, whether the user holds an item or one is handed out.
     """
-    assignment_expire_stale(study=study)
     now = timezone.now()
-    held = (
-        Assignment.objects.filter(
-            study=study,
-            annotator=user,
-            status=Status.HELD,
-            held_at__gte=now - study.hold_timeout,
-        )
-        .select_related("item__report__repository")
-        .order_by("held_at", "pk")
-        .first()
-    )
-    if held is not None:
-        return held
-    return _assignment_claim(study=study, user=user, now=now)
+    cutoff = connection.ops.adapt_datetimefield_value(now - study.hold_timeout)
+    with connection.cursor() as cursor:
+        cursor.execute(PROBE_SQL, [study.pk, user.pk, cutoff, study.pk, cutoff])
+        held_id, any_stale = cursor.fetchone()
+    if held_id is None:
+        if any_stale:
+            assignment_expire_stale(study=study)
+        return _assignment_claim(study=study, user=user, now=now)
+    return Assignment.objects.get(pk=held_id)
+
+
+# The user's current hold, and whether the study has any hold to expire: one probe of two
+# indexes, so the sweep runs only when there is something to sweep. Plain SQL, as the ORM
+# takes ten times longer to build it than the database to answer.
+PROBE_SQL = """
+SELECT
+    (SELECT id FROM labeler_assignment
+     WHERE study_id = %s AND annotator_id = %s AND status = 'held' AND held_at >= %s
+     ORDER BY held_at, id LIMIT 1),
+    EXISTS (SELECT 1 FROM labeler_assignment
+            WHERE study_id = %s AND status = 'held' AND held_at < %s)
+"""
+
+
+def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
+    """Hold the next free item for `user`: their new (or revived) assignment, or None."""
+    if not database.is_postgresql():
+        return _assignment_claim_portable(study=study, user=user, now=now)
+    sql = CLAIM_SQL.format(order=CLAIM_ORDER[study.item_order], columns=ASSIGNMENT_COLUMNS)
+    with connection.cursor() as cursor:
+        # A retry only when another request of the same user took the picked item between
+        # this statement's snapshot and its lock.
+        for _ in range(CLAIM_ATTEMPTS):
+            cursor.execute(sql, {"study": study.pk, "user": user.pk, "now": now})
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            if row[1] is not None:
+                return Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, row[1:])
+    return None
+
+
+CLAIM_ATTEMPTS = 3
+CLAIM_ORDER = {
+    Study.ItemOrder.RANDOM: "item.position",
+    Study.ItemOrder.PRIORITY: "item.priority DESC, item.position",
+}
+# One statement: lock the first open item in the study's order that this user has not taken
+# (or only held until it expired), skipping items other requests are handing out; insert the
+# user's assignment (or revive their expired one); count the claim on the item. The item's
+# `claimed < needed` is re-checked on the locked row, and the database refuses more.
+CLAIM_SQL = """
+WITH picked AS (
+    SELECT item.id
+    FROM labeler_studyitem item
+    WHERE item.study_id = %(study)s
+      AND item.claimed < item.needed
+      AND item.adjudicated_at IS NULL
+      -- A scalar subquery, so that it stays one probe of the (item, annotator) unique index
+      -- per item whatever the planner's statistics say.
+      AND COALESCE(
+          (SELECT mine.status FROM labeler_assignment mine
+           WHERE mine.item_id = item.id AND mine.annotator_id = %(user)s),
+          'expired'
+      ) = 'expired'
+    ORDER BY {order}
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+), claim AS (
+    INSERT INTO labeler_assignment AS assignment
+        (item_id, study_id, annotator_id, status, held_at, skip_reason, note, unsure, seconds,
+         version)
+    SELECT picked.id, %(study)s, %(user)s, 'held', %(now)s, '', '', false, 0, 0
+    FROM picked
+    ON CONFLICT ON CONSTRAINT assignment_unique_person
+        DO UPDATE SET status = EXCLUDED.status, held_at = EXCLUDED.held_at
+        WHERE assignment.status = 'expired'
+    RETURNING {columns}
+), counted AS (
+    UPDATE labeler_studyitem item SET claimed = item.claimed + 1
+    FROM claim WHERE item.id = claim.item_id
+)
+SELECT picked.id, claim.* FROM picked LEFT JOIN claim ON claim.item_id = picked.id
+"""
+# Every column of the assignment, in the order Assignment.from_db takes them.
+ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]
+ASSIGNMENT_COLUMNS = ", ".join(
+    f"assignment.{field.column}" for field in Assignment._meta.concrete_fields
+)
 
 
 @transaction.atomic
-def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
+def _assignment_claim_portable(*, study: Study, user, now) -> Assignment | None:
+    """CLAIM_SQL in several statements, for databases other than PostgreSQL."""
     taken = Assignment.objects.filter(item=OuterRef("pk"), annotator=user).exclude(
         status=Status.EXPIRED
     )
-    expired = Assignment.objects.filter(item=OuterRef("pk"), annotator=user, status=Status.EXPIRED)
     order = (
         ("-priority", "position") if study.item_order == Study.ItemOrder.PRIORITY else ("position",)
     )
     item = (
         StudyItem.objects.filter(study=study, claimed__lt=F("needed"), adjudicated_at__isnull=True)
         .exclude(Exists(taken))
-        .annotate(had_expired=Exists(expired))
-        .select_related("report__repository")
-        .select_for_update(skip_locked=True, of=("self",))
+        .select_for_update(skip_locked=True)
         .order_by(*order)
         .first()
     )
     if item is None:
         return None
-    if item.had_expired:
-        assignment = Assignment.objects.get(item=item, annotator=user)
-        assignment.status = Status.HELD
-        assignment.held_at = now
-        assignment.save(update_fields=["status", "held_at"])
-    else:
-        assignment = Assignment.objects.create(
-            item=item, study=study, annotator=user, status=Status.HELD, held_at=now
-        )
+    assignment, _ = Assignment.objects.update_or_create(
+        item=item,
+        annotator=user,
+        defaults={"status": Status.HELD, "held_at": now},
+        create_defaults={"study": study, "status": Status.HELD, "held_at": now},
+    )
     StudyItem.objects.filter(pk=item.pk).update(claimed=F("claimed") + 1)
-    item.claimed += 1
-    assignment.item = item
     return assignment
 
 
 def _locked_own(*, assignment_id: int, user) -> Assignment:
-    """Lock the user's assignment; its item is read, not locked (see _item_counters_update)."""
-    assignment = (
-        Assignment.objects.select_for_update(of=("self",))
-        .select_related("item__study__codebook")
-        .get(pk=assignment_id)
-    )
+    """Lock the user's assignment; its item is read, not locked (see _item_counters_update):
+    the assignment carries the item's `item_adjudicated_at`."""
+    if database.is_postgresql():
+        assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
+        if assignment is None:
+            raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
+    else:
+        assignment = (
+            Assignment.objects.select_for_update()
+            .annotate(item_adjudicated_at=F("item__adjudicated_at"))
+            .get(pk=assignment_id)
+        )
     if assignment.annotator_id != user.pk:
         raise PermissionDenied("this assignment belongs to another annotator")
     return assignment
 
 
-def _item_counters_update(*, item: StudyItem, claimed: int, submitted: int, reclaim: bool) -> None:
+# Plain SQL: the ORM takes longer to build it than the database to answer.
+LOCK_OWN_SQL = """
+SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at
+FROM labeler_assignment assignment
+JOIN labeler_studyitem item ON item.id = assignment.item_id
+WHERE assignment.id = %s
+FOR UPDATE OF assignment
+"""
+
+
+def _item_counters_update(*, item_id: int, claimed: int, submitted: int, reclaim: bool) -> None:
     """Change the item's counters as the transaction's last write.
 
     The item row is locked only from here to the commit, so annotators of the same item do
     not queue behind each other's whole submission. The conditions re-check, under the lock,
     what was read earlier without it; if they no longer hold, everything rolls back.
     """
-    conditions = {"pk": item.pk, "adjudicated_at__isnull": True}
+    conditions = {"pk": item_id, "adjudicated_at__isnull": True}
     if reclaim:
         conditions["claimed__lt"] = F("needed")
     updated = StudyItem.objects.filter(**conditions).update(
         claimed=F("claimed") + claimed, submitted=F("submitted") + submitted
     )
-    if updated:
-        return
-    if StudyItem.objects.filter(pk=item.pk, adjudicated_at__isnull=False).exists():
+    if not updated:
+        _item_counters_refused(item_id=item_id)
+
+
+def _item_counters_refused(*, item_id: int) -> None:
+    """Why the item's counters could not change (and so nothing of the submission is kept)."""
+    if StudyItem.objects.filter(pk=item_id, adjudicated_at__isnull=False).exists():
         raise ValidationError(ADJUDICATED)
     raise ValidationError(
         "your hold on this item expired and other annotators took it; ask for the next one"
@@ -184,15 +283,15 @@ def assignment_submit(
     Every submission becomes a numbered version in the item's history with what changed.
     Refused, with nothing stored: someone else's assignment, an adjudicated or skipped item,
     a hold that expired after others took the item, and any label `labels_validate` refuses.
+    The returned assignment carries its new labels as `labels` ({dimension key: [paths]}).
     """
     note, unsure, seconds = _submission_fields(note=note, unsure=unsure, seconds=seconds)
     assignment = _locked_own(assignment_id=assignment_id, user=user)
-    item = assignment.item
-    if item.adjudicated_at is not None:
+    if assignment.item_adjudicated_at is not None:
         raise ValidationError(ADJUDICATED)
     if assignment.status == Status.SKIPPED:
         raise ValidationError("you skipped this item; it went to other annotators")
-    scheme = scheme or study_scheme(study=item.study)
+    scheme = scheme or study_scheme_by_id(study_id=assignment.study_id)
     chosen = labels_validate(scheme=scheme, labels=labels)
     reclaim = assignment.status == Status.EXPIRED
     first = assignment.status != Status.SUBMITTED
@@ -209,51 +308,168 @@ def assignment_submit(
         if unsure != assignment.unsure:
             changes["unsure"] = {"from": assignment.unsure, "to": unsure}
         assignment.annotations.all().delete()
-    dimensions = {d.key: d for d in scheme.dimensions}
-    annotations = Annotation.objects.bulk_create(
-        [
-            Annotation(
-                assignment=assignment,
-                item=item,
-                annotator=user,
-                dimension=dimensions[key],
-                values=paths,
-                updated_at=now,
-            )
-            for key, paths in new.items()
-        ]
-    )
-    Annotation.categories.through.objects.bulk_create(
-        [
-            Annotation.categories.through(annotation_id=annotation.pk, category_id=category.pk)
-            for annotation in annotations
-            for category in chosen[annotation.dimension.key]
-        ]
-    )
     assignment.version += 1
-    AnnotationVersion.objects.create(
-        assignment=assignment,
-        item=item,
-        annotator=user,
-        number=assignment.version,
-        labels=new,
-        changes=changes,
-        note=note,
-        unsure=unsure,
-        seconds=seconds,
-        created_at=now,
-    )
     assignment.status = Status.SUBMITTED
     if first:
         assignment.submitted_at = now
     assignment.note = note
     assignment.unsure = unsure
     assignment.seconds += seconds
+    submission = Submission(
+        assignment=assignment,
+        chosen=chosen,
+        labels=new,
+        changes=changes,
+        seconds=seconds,
+        now=now,
+        first=first,
+        reclaim=reclaim,
+    )
+    if database.is_postgresql():
+        _submission_write_at_once(submission)
+    else:
+        _submission_write(submission)
+    assignment.labels = new
+    return assignment
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What a submission writes: the assignment (its fields already changed), its labels,
+    the version's changes and seconds. A first submission counts on the item; one after the
+    hold expired claims a place on it again, if there is one."""
+
+    assignment: Assignment
+    chosen: dict[str, list[Category]]
+    labels: dict[str, list[str]]
+    changes: dict
+    seconds: int
+    now: dt.datetime
+    first: bool
+    reclaim: bool
+
+
+def _submission_write(submission: Submission) -> None:
+    """The submission's rows, one statement each; the item's counters last."""
+    assignment = submission.assignment
+    annotations = Annotation.objects.bulk_create(
+        [
+            Annotation(
+                assignment=assignment,
+                item_id=assignment.item_id,
+                annotator_id=assignment.annotator_id,
+                dimension_id=categories[0].dimension_id,
+                values=submission.labels[key],
+                updated_at=submission.now,
+            )
+            for key, categories in submission.chosen.items()
+        ]
+    )
+    Annotation.categories.through.objects.bulk_create(
+        [
+            Annotation.categories.through(annotation_id=annotation.pk, category_id=category.pk)
+            for annotation, categories in zip(annotations, submission.chosen.values(), strict=True)
+            for category in categories
+        ]
+    )
+    AnnotationVersion.objects.create(
+        assignment=assignment,
+        item_id=assignment.item_id,
+        annotator_id=assignment.annotator_id,
+        number=assignment.version,
+        labels=submission.labels,
+        changes=submission.changes,
+        note=assignment.note,
+        unsure=assignment.unsure,
+        seconds=submission.seconds,
+        created_at=submission.now,
+    )
     assignment.save(
         update_fields=["status", "submitted_at", "note", "unsure", "seconds", "version"]
     )
-    _item_counters_update(item=item, claimed=int(reclaim), submitted=int(first), reclaim=reclaim)
-    return assignment
+    _item_counters_update(
+        item_id=assignment.item_id,
+        claimed=int(submission.reclaim),
+        submitted=int(submission.first),
+        reclaim=submission.reclaim,
+    )
+
+
+def _submission_write_at_once(submission: Submission) -> None:
+    """SUBMIT_SQL: what _submission_write does, in one statement (one round trip)."""
+    assignment = submission.assignment
+    chosen = submission.chosen.values()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            SUBMIT_SQL,
+            {
+                "item": assignment.item_id,
+                "claimed": int(submission.reclaim),
+                "submitted": int(submission.first),
+                "reclaim": submission.reclaim,
+                "assignment": assignment.pk,
+                "annotator": assignment.annotator_id,
+                "status": assignment.status,
+                "submitted_at": assignment.submitted_at,
+                "note": assignment.note,
+                "unsure": assignment.unsure,
+                "total_seconds": assignment.seconds,
+                "version": assignment.version,
+                "labels": json.dumps(submission.labels),
+                "changes": json.dumps(submission.changes),
+                "seconds": submission.seconds,
+                "now": submission.now,
+                "dimensions": [categories[0].dimension_id for categories in chosen],
+                "values": [json.dumps(paths) for paths in submission.labels.values()],
+                "category_dimensions": [c.dimension_id for cs in chosen for c in cs],
+                "categories": [c.pk for cs in chosen for c in cs],
+            },
+        )
+        (counted,) = cursor.fetchone()
+    if not counted:
+        _item_counters_refused(item_id=assignment.item_id)
+
+
+# Every write is gated on the item's counters changing (the conditions of
+# _item_counters_update), so when they do not, nothing is written.
+SUBMIT_SQL = """
+WITH counted AS (
+    UPDATE labeler_studyitem item
+    SET claimed = item.claimed + %(claimed)s, submitted = item.submitted + %(submitted)s
+    WHERE item.id = %(item)s
+      AND item.adjudicated_at IS NULL
+      AND (NOT %(reclaim)s OR item.claimed < item.needed)
+    RETURNING item.id
+), saved AS (
+    UPDATE labeler_assignment assignment
+    SET status = %(status)s, submitted_at = %(submitted_at)s, note = %(note)s,
+        unsure = %(unsure)s, seconds = %(total_seconds)s, version = %(version)s
+    FROM counted
+    WHERE assignment.id = %(assignment)s
+), versioned AS (
+    INSERT INTO labeler_annotationversion
+        (assignment_id, item_id, annotator_id, number, labels, changes, note, unsure, seconds,
+         created_at)
+    SELECT %(assignment)s, counted.id, %(annotator)s, %(version)s, %(labels)s::jsonb,
+           %(changes)s::jsonb, %(note)s, %(unsure)s, %(seconds)s, %(now)s
+    FROM counted
+), added AS (
+    INSERT INTO labeler_annotation
+        (assignment_id, item_id, annotator_id, dimension_id, "values", updated_at)
+    SELECT %(assignment)s, counted.id, %(annotator)s, answer.dimension_id,
+           answer.paths::jsonb, %(now)s
+    FROM counted,
+         unnest(%(dimensions)s::bigint[], %(values)s::text[]) AS answer(dimension_id, paths)
+    RETURNING id, dimension_id
+), categorised AS (
+    INSERT INTO labeler_annotation_categories (annotation_id, category_id)
+    SELECT added.id, chosen.category_id
+    FROM added
+    JOIN unnest(%(category_dimensions)s::bigint[], %(categories)s::bigint[])
+        AS chosen(dimension_id, category_id) USING (dimension_id)
+)
+SELECT count(*) FROM counted
+"""
 
 
 @transaction.atomic

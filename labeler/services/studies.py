@@ -200,10 +200,28 @@ def study_member_add(*, study: Study, user, role: str) -> StudyMember:
     return member
 
 
+LAST_LEAD = "a study keeps at least one lead: add another one first"
+
+
+@transaction.atomic
 def study_member_remove(*, study: Study, user, role: str) -> bool:
-    """Take the role away; their labels stay. Returns whether they had it."""
-    deleted, _ = StudyMember.objects.filter(study=study, user=user, role=role).delete()
-    return bool(deleted)
+    """Take the role away; their labels stay. Returns whether they had it.
+
+    Refused for the study's last lead.
+    """
+    # The study row is locked so that two leads removing each other cannot both succeed.
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    member = StudyMember.objects.filter(study=study, user=user, role=role).first()
+    if member is None:
+        return False
+    if role == StudyMember.Role.LEAD and not (
+        StudyMember.objects.filter(study=study, role=StudyMember.Role.LEAD)
+        .exclude(pk=member.pk)
+        .exists()
+    ):
+        raise ValidationError({"role": LAST_LEAD})
+    member.delete()
+    return True
 
 
 @transaction.atomic

@@ -1,5 +1,5 @@
 // The labelling page: one report at a time, labels chosen from the keyboard.
-// It drives the study API (next, submit, skip, progress, your submissions). The report's
+// It drives the study API (next, submit, skip, progress, previous). The report's
 // Markdown arrives as HTML the server rendered and sanitized (mining.markdown); that HTML is
 // the only markup inserted as such: every other text goes in through textContent.
 (function () {
@@ -117,8 +117,6 @@
     focus: 0, // index of the focused dimension
     errors: {}, // field name ("labels.<key>", "note") -> message
     timers: new Map(), // assignment id -> milliseconds spent before it was left
-    submissions: null, // your submitted assignments, newest first (for "previous")
-    previousIndex: -1,
     busy: false,
   };
 
@@ -570,11 +568,10 @@
     state.timers.delete(entry.assignment);
     clockStop();
     state.current = null;
-    state.submissions = null;
     await loadNext();
     setStatus(entry.revising
-      ? "Revision saved as version " + saved.version + " of " + saved.report + "."
-      : "Saved your labels for " + saved.report + ".");
+      ? "Revision saved as version " + saved.version + " of " + entry.ref + "."
+      : "Saved your labels for " + entry.ref + ".");
   }
 
   async function skip(reason) {
@@ -603,25 +600,19 @@
 
   async function previous() {
     if (state.busy) return;
-    if (!state.submissions) {
-      try {
-        const data = await api("GET", config.urls.mySubmissions);
-        state.submissions = (data.results || data).slice().sort(function (a, b) {
-          return (b.submitted_at || "").localeCompare(a.submitted_at || "") || b.id - a.id;
-        });
-      } catch (error) {
-        setStatus(error.message, true);
-        return;
-      }
-      state.previousIndex = -1;
-    }
-    const index = state.current && state.current.revising ? state.previousIndex + 1 : 0;
-    if (index >= state.submissions.length) {
-      setStatus(state.submissions.length ? "That was your first submission in this study." : "You have not submitted anything in this study yet.");
+    const revising = state.current && state.current.revising;
+    const url = config.urls.previous + (revising ? "?before=" + encodeURIComponent(state.current.assignment) : "");
+    let assignment;
+    try {
+      assignment = await api("GET", url);
+    } catch (error) {
+      setStatus(error.message, true);
       return;
     }
-    state.previousIndex = index;
-    const assignment = state.submissions[index];
+    if (!assignment) {
+      setStatus(revising ? "That was your first submission in this study." : "You have not submitted anything in this study yet.");
+      return;
+    }
     await open({
       assignment: assignment.id,
       item: assignment.item,

@@ -240,10 +240,56 @@ def test_next_and_submit_query_counts_are_pinned(
     first.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
 
     client = client_for(second_annotator)
-    with django_assert_max_num_queries(13):
+    # Study and membership; the user's hold and stale holds; the hand-out; the report with its
+    # comments.
+    with django_assert_max_num_queries(4):
         assignment = next_item(client).json()["assignment"]
-    with django_assert_max_num_queries(12):
+    # Whose assignment; savepoint; lock; every write in one statement; release.
+    with django_assert_max_num_queries(5):
         response = client.post(
             f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json"
         )
     assert response.status_code == 200
+    # A reload gives the held item back: the held assignment instead of the hand-out.
+    assignment = next_item(client).json()["assignment"]
+    with django_assert_max_num_queries(4):
+        assert next_item(client).json()["assignment"] == assignment
+
+
+def submit(client, assignment, labels=GOOD_LABELS):
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/", {"labels": labels}, format="json"
+    )
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_previous_walks_back_through_my_submissions(study, annotator, second_annotator):
+    client = client_for(annotator)
+    assert client.get("/api/studies/perf/previous/").status_code == 204
+    done = []
+    for labels in (GOOD_LABELS, {"root-cause": "threading"}):
+        assignment = next_item(client).json()["assignment"]
+        done.append(submit(client, assignment, labels)["id"])
+    other = next_item(client_for(second_annotator)).json()["assignment"]
+    submit(client_for(second_annotator), other)
+
+    latest = client.get("/api/studies/perf/previous/").json()
+    assert (latest["id"], latest["labels"]) == (done[1], {"root-cause": ["threading"]})
+    assert latest["report"] == str(Assignment.objects.get(pk=done[1]).item.report)
+    earlier = client.get(f"/api/studies/perf/previous/?before={done[1]}").json()
+    assert (earlier["id"], earlier["labels"]) == (
+        done[0],
+        {"root-cause": ["memory/leak"], "impact": ["speed"]},
+    )
+    response = client.get(f"/api/studies/perf/previous/?before={done[0]}")
+    assert response.status_code == 204
+
+
+@pytest.mark.parametrize("before", ["abc", "0", "other", "999999"])
+def test_previous_before_must_be_an_assignment_of_mine(study, annotator, second_annotator, before):
+    if before == "other":
+        before = next_item(client_for(second_annotator)).json()["assignment"]
+    response = client_for(annotator).get(f"/api/studies/perf/previous/?before={before}")
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["before"]

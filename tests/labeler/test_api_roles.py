@@ -90,6 +90,14 @@ def test_next(call, role, expected):
         assert set(response.json()) == {"message", "fields"}
 
 
+@statuses(204, 403, 403, 404)
+def test_previous(call, role, expected):
+    response = call(role, "get", "/api/studies/{slug}/previous/")
+    assert response.status_code == expected
+    if expected != 204:
+        assert set(response.json()) == {"message", "fields"}
+
+
 @statuses(200, 200, 200, 404)
 def test_progress(call, role, expected):
     response = call(role, "get", "/api/studies/{slug}/progress/")

@@ -3,7 +3,8 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from labeler.labels import labels_paths, labels_validate, study_scheme
+from labeler.labels import labels_paths, labels_validate, study_scheme, study_scheme_by_id
+from taxonomy.services import codebook_freeze
 from tests.labeler.factories import LabellingStudyFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,3 +93,23 @@ def test_not_an_object(scheme):
 def test_every_problem_is_reported_at_once(scheme):
     found = errors(scheme, {"root-cause": "memory", "impact": "nope", "extra": "x"})
     assert set(found) == {"labels.root-cause", "labels.impact", "labels.extra"}
+
+
+def test_a_frozen_scheme_is_loaded_once_per_process(django_assert_num_queries):
+    study = LabellingStudyFactory()
+    unfrozen = study_scheme(study=study)
+    assert unfrozen.key is None
+    with django_assert_num_queries(2):
+        assert study_scheme(study=study).dimensions == unfrozen.dimensions
+
+    codebook_freeze(codebook=study.codebook)
+    frozen = study_scheme(study=study)
+    assert frozen.key == (study.pk, study.codebook.pk, study.codebook.content_hash)
+    with django_assert_num_queries(0):
+        assert study_scheme(study=study) is frozen
+        assert study_scheme_by_id(study_id=study.pk) is frozen
+    assert [d.key for d in frozen.dimensions] == ["root-cause", "impact"]
+    assert [c.path for c in frozen.children(frozen.by_path(frozen.dimensions[0])["memory"])] == [
+        "memory/leak",
+        "memory/bloat",
+    ]

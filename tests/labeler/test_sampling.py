@@ -7,6 +7,7 @@ from labeler.sampling import (
     SampleSpec,
     SampleSpecError,
     allocate_proportionally,
+    cochran_figures,
     cochran_sample_size,
     draw_sample,
     sample_plan,
@@ -17,6 +18,25 @@ from labeler.sampling import (
 def test_z_score_of_common_levels():
     assert z_score(0.95) == pytest.approx(1.959964, abs=1e-6)
     assert z_score(0.99) == pytest.approx(2.575829, abs=1e-6)
+
+
+def test_cochran_figures_show_each_step():
+    z, n0, n = cochran_figures(confidence=0.95, margin=0.05, population=1000)
+    assert z == pytest.approx(1.959964, abs=1e-6)
+    assert n0 == pytest.approx(384.1459, abs=1e-4)  # 1.96^2 * 0.25 / 0.05^2
+    assert n == pytest.approx(277.7335, abs=1e-4)  # 384.15 / (1 + 383.15 / 1000)
+    # The finite population correction matters less as the frame grows.
+    assert cochran_figures(confidence=0.95, margin=0.05, population=10**9)[2] == pytest.approx(
+        n0, rel=1e-6
+    )
+    # A different proportion, and an empty frame.
+    assert cochran_figures(confidence=0.95, margin=0.05, population=1000, proportion=0.1)[
+        1
+    ] == pytest.approx(138.2925, abs=1e-4)
+    assert cochran_figures(confidence=0.99, margin=0.05, population=0)[1:] == (
+        pytest.approx(663.4897, abs=1e-4),
+        0.0,
+    )
 
 
 @pytest.mark.parametrize(

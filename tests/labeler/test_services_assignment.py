@@ -6,9 +6,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
+from labeler import database
 from labeler.models import Annotation, AnnotationVersion, Assignment, Study, StudyItem
 from labeler.permissions import study_access
 from labeler.selectors import assignment_previous, item_history, study_progress
+from labeler.services import assignment as assignment_service
 from labeler.services.assignment import (
     assignment_expire_stale,
     assignment_next,
@@ -20,6 +22,15 @@ from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, Use
 pytestmark = pytest.mark.django_db
 
 GOOD = {"root-cause": "memory/leak", "impact": ["speed"]}
+
+
+@pytest.fixture(autouse=True, params=["one statement", "portable"])
+def write_path(request, monkeypatch):
+    """Every test runs both ways: PostgreSQL's one-statement hand-out and submission, and the
+    several statements other databases get."""
+    if request.param == "portable":
+        monkeypatch.setattr(database, "is_postgresql", lambda: False)
+    return request.param
 
 
 @pytest.fixture
@@ -83,6 +94,21 @@ def test_abandoned_hold_returns_to_the_pool(study):
     # Alice's late submission is refused: the item went to Bob.
     with pytest.raises(ValidationError, match="expired"):
         assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
+
+
+def test_the_sweep_runs_only_when_a_hold_is_stale(study, monkeypatch):
+    sweeps = []
+    sweep = assignment_service.assignment_expire_stale
+    monkeypatch.setattr(
+        assignment_service, "assignment_expire_stale", lambda **kw: sweeps.append(sweep(**kw))
+    )
+    alice, bob = UserFactory(), UserFactory()
+    held = assignment_next(study=study, user=alice)
+    assignment_next(study=study, user=bob)
+    assert sweeps == []
+    Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(hours=1))
+    assignment_next(study=study, user=UserFactory())
+    assert sweeps == [1]
 
 
 def test_expired_hold_can_still_be_submitted_while_the_item_has_room(study):

@@ -202,6 +202,28 @@ def test_members_add_and_remove():
     assert not study_member_remove(study=study, user=user, role="annotator")
 
 
+def test_the_last_lead_stays():
+    founder = UserFactory()
+    study, _ = create(created_by=founder)
+    with pytest.raises(ValidationError) as error:
+        study_member_remove(study=study, user=founder, role="lead")
+    assert "at least one lead" in error.value.message_dict["role"][0]
+    assert StudyMember.objects.filter(study=study, user=founder, role="lead").exists()
+
+    # With a second lead, either may go, but not both.
+    second = UserFactory()
+    study_member_add(study=study, user=second, role="lead")
+    study_member_add(study=study, user=second, role="annotator")
+    assert study_member_remove(study=study, user=founder, role="lead")
+    with pytest.raises(ValidationError):
+        study_member_remove(study=study, user=second, role="lead")
+    # The last lead's other roles may still go.
+    assert study_member_remove(study=study, user=second, role="annotator")
+    assert list(StudyMember.objects.filter(study=study).values_list("user", "role")) == [
+        (second.pk, "lead")
+    ]
+
+
 def test_members_add_by_name_all_or_nothing():
     study, _ = create()
     UserFactory(username="alice")
