@@ -280,6 +280,8 @@ class StudyItemViewSet(
         return study_item_list_visible(user=user)
 
     def perform_update(self, serializer):
+        if "priority" not in serializer.validated_data:
+            raise ValidationError({"priority": "give the item's new priority"})
         study_item_priority_set(
             item=serializer.instance, priority=serializer.validated_data["priority"]
         )

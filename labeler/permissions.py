@@ -41,8 +41,12 @@ class StudyAccess:
 
     @property
     def sees_all_labels(self) -> bool:
-        """Leads see every label at once; everyone else only their own until adjudication."""
-        return self.can_lead
+        """Leads see every label at once; everyone else only their own until adjudication.
+
+        Whoever labels in the study stays blind, even as a lead or staff: their labels must
+        stay independent of the others'.
+        """
+        return self.can_lead and not self.can_label
 
 
 NO_ACCESS = StudyAccess(roles=frozenset())
@@ -96,22 +100,30 @@ WHERE study.slug = %s
 OWN_SQL = """
 SELECT assignment.annotator_id,
        EXISTS (SELECT 1 FROM labeler_studymember member
-               WHERE member.study_id = assignment.study_id AND member.user_id = %s)
+               WHERE member.study_id = assignment.study_id AND member.user_id = %s),
+       EXISTS (SELECT 1 FROM labeler_studymember member
+               WHERE member.study_id = assignment.study_id AND member.user_id = %s
+               AND member.role = 'annotator')
 FROM labeler_assignment assignment
 WHERE assignment.id = %s
 """
 
 
 def assignment_require_own(*, user, assignment_id) -> None:
-    """Pass when the assignment is the user's, in one query: 404 when it does not exist or lies
-    in a study they cannot view, 403 when it is someone else's."""
+    """Pass when the assignment is the user's and they still annotate in its study, in one
+    query: 404 when it does not exist or lies in a study they cannot view, 403 when it is
+    someone else's or they no longer annotate there."""
     with connection.cursor() as cursor:
-        cursor.execute(OWN_SQL, [user.pk, assignment_id])
+        cursor.execute(OWN_SQL, [user.pk, user.pk, assignment_id])
         row = cursor.fetchone()
-    if row is None or not (row[1] or user_is_staff(user)):
+    staff = user_is_staff(user)
+    if row is None or not (row[1] or staff):
         raise Http404("no such assignment")
-    if row[0] != user.pk:
+    annotator_id, _, annotates = row
+    if annotator_id != user.pk:
         raise PermissionDenied("this assignment belongs to another annotator")
+    if not (annotates or staff):
+        raise PermissionDenied("you no longer annotate in this study")
 
 
 def user_can_create_study(user) -> bool:

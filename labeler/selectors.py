@@ -53,31 +53,50 @@ def study_item_list_member(*, user) -> QuerySet[StudyItem]:
 
 
 def assignment_list_visible(*, user) -> QuerySet[Assignment]:
-    """The user's own assignments, plus every assignment of the studies they lead."""
+    """The user's own assignments, plus every assignment of the studies they oversee (lead
+    without labelling in them; staff: every study they do not label in)."""
     assignments = Assignment.objects.select_related(
         "study", "annotator", "item__report__repository"
     ).order_by("-held_at", "-pk")
     if user_is_staff(user):
-        return assignments
-    return assignments.filter(Q(annotator=user) | Q(study__in=_led_studies(user)))
+        return assignments.exclude(
+            Q(study__in=_annotated_studies(user))
+            & ~Q(annotator=user)
+            & Q(item__adjudicated_at__isnull=True)
+        )
+    return assignments.filter(Q(annotator=user) | Q(study__in=_overseen_studies(user)))
 
 
 def _led_studies(user):
     return StudyMember.objects.filter(user=user, role=StudyMember.Role.LEAD).values("study")
 
 
+def _annotated_studies(user):
+    return StudyMember.objects.filter(user=user, role=StudyMember.Role.ANNOTATOR).values("study")
+
+
+def _overseen_studies(user):
+    """Studies the user leads without labelling in them: whoever labels stays blind."""
+    return _led_studies(user).exclude(study__in=_annotated_studies(user))
+
+
 def annotation_list_visible(*, user) -> QuerySet[Annotation]:
-    """Blind: everyone sees their own labels; others' only in studies they lead, or once the
-    item is adjudicated in a study they are a member of. Staff see all."""
+    """Blind: everyone sees their own labels; others' only in studies they oversee (lead
+    without labelling there), or once the item is adjudicated in a study they are a member
+    of. Staff see all but the unadjudicated labels of studies they label in."""
     annotations = Annotation.objects.select_related(
         "annotator", "dimension", "item__study", "item__report__repository"
     ).order_by("item__study", "item__position", "annotator__username", "dimension__position")
     if user_is_staff(user):
-        return annotations
+        return annotations.exclude(
+            Q(item__study__in=_annotated_studies(user))
+            & ~Q(annotator=user)
+            & Q(item__adjudicated_at__isnull=True)
+        )
     member_of = StudyMember.objects.filter(user=user).values("study")
     return annotations.filter(
         Q(annotator=user)
-        | Q(item__study__in=_led_studies(user))
+        | Q(item__study__in=_overseen_studies(user))
         | Q(item__adjudicated_at__isnull=False, item__study__in=member_of)
     )
 

@@ -280,7 +280,10 @@ def study_members(request, slug: str):
     form = MemberAddForm()
     if request.method == "POST":
         if request.POST.get("action") == "remove":
-            member = get_object_or_404(StudyMember, study=study, pk=request.POST.get("member"))
+            member_id = request.POST.get("member", "")
+            member = get_object_or_404(
+                StudyMember, study=study, pk=int(member_id) if member_id.isdigit() else 0
+            )
             try:
                 study_member_remove(study=study, user=member.user, role=member.role)
             except ValidationError as error:

@@ -293,3 +293,12 @@ def test_previous_before_must_be_an_assignment_of_mine(study, annotator, second_
     response = client_for(annotator).get(f"/api/studies/perf/previous/?before={before}")
     assert response.status_code == 400
     assert list(response.json()["fields"]) == ["before"]
+
+
+def test_item_patch_without_a_priority_names_the_field(api_as, lead, study):
+    item = study.items.first()
+
+    response = api_as(lead).patch(f"/api/items/{item.pk}/", {}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["fields"] == {"priority": ["give the item's new priority"]}

@@ -567,3 +567,11 @@ def test_report_json_reads_a_fixed_number_of_queries(
 
     assert len(response.json()["fixes"]) == 6
     assert len(response.json()["comments"]) == 5
+
+
+def test_removing_a_member_with_a_malformed_id_is_a_404(client, study, lead):
+    client.force_login(lead)
+
+    response = client.post("/studies/perf/members/", {"action": "remove", "member": "abc"})
+
+    assert response.status_code == 404

@@ -1,0 +1,73 @@
+"""Blind labelling in the read paths: whoever labels in a study sees only their own labels
+until an item is adjudicated, whatever other role or staff status they have."""
+
+import pytest
+
+from labeler.models import StudyMember
+from labeler.services.assignment import assignment_next, assignment_submit
+from tests.labeler.conftest import GOOD_LABELS
+from tests.labeler.factories import StudyMemberFactory
+
+pytestmark = pytest.mark.django_db
+
+NOTE = "secret rationale of the first annotator"
+
+
+@pytest.fixture
+def first_submission(study, annotator):
+    assignment = assignment_next(study=study, user=annotator)
+    assignment_submit(assignment_id=assignment.pk, user=annotator, labels=GOOD_LABELS, note=NOTE)
+    return assignment
+
+
+def texts_seen_through_the_api(client, item_id):
+    return "".join(
+        client.get(url).content.decode()
+        for url in ("/api/annotations/", "/api/assignments/", f"/api/items/{item_id}/history/")
+    )
+
+
+@pytest.mark.parametrize("also", ["lead", "staff"])
+def test_a_lead_or_staff_member_who_also_labels_stays_blind(
+    study, first_submission, make_user, api_as, also
+):
+    other = make_user(username="both", is_staff=also == "staff")
+    StudyMemberFactory(study=study, user=other, role=StudyMember.Role.ANNOTATOR)
+    if also == "lead":
+        StudyMemberFactory(study=study, user=other, role=StudyMember.Role.LEAD)
+
+    seen = texts_seen_through_the_api(api_as(other), first_submission.item_id)
+
+    assert NOTE not in seen
+    assert "memory/leak" not in seen
+
+
+def test_a_lead_who_does_not_label_sees_everything(study, first_submission, lead, api_as):
+    seen = texts_seen_through_the_api(api_as(lead), first_submission.item_id)
+
+    assert NOTE in seen
+    assert "memory/leak" in seen
+
+
+def test_staff_outside_the_study_sees_everything(study, first_submission, make_user, api_as):
+    staff = make_user(username="staffer", is_staff=True)
+
+    seen = texts_seen_through_the_api(api_as(staff), first_submission.item_id)
+
+    assert NOTE in seen
+
+
+def test_an_annotator_whose_role_was_taken_away_can_no_longer_submit(
+    study, annotator, researcher, api_as
+):
+    assignment = assignment_next(study=study, user=annotator)
+    StudyMember.objects.filter(study=study, user=annotator).update(role="researcher")
+
+    response = api_as(annotator).post(
+        f"/api/assignments/{assignment.pk}/submit/", {"labels": GOOD_LABELS}, format="json"
+    )
+
+    assert response.status_code == 403
+    assert response.json()["message"] == "you no longer annotate in this study"
+    assignment.refresh_from_db()
+    assert assignment.status == "held"
