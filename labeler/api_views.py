@@ -49,7 +49,7 @@ from labeler.serializers import (
     NextItemSerializer,
     PreviousQuerySerializer,
     ProgressSerializer,
-    SamplePlanSerializer,
+    SamplePreviewResultSerializer,
     SamplePreviewSerializer,
     SkipSerializer,
     StudyCreatedSerializer,
@@ -63,6 +63,7 @@ from labeler.serializers import (
 )
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from labeler.services.studies import (
+    new_seed,
     sample_spec_parse,
     study_create,
     study_item_priority_set,
@@ -152,16 +153,19 @@ class StudyViewSet(
         payload = {"study": study, "batch": _batch_data(batch)}
         return Response(StudyCreatedSerializer(payload).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=SamplePreviewSerializer, responses=SamplePlanSerializer)
+    @extend_schema(request=SamplePreviewSerializer, responses=SamplePreviewResultSerializer)
     @action(detail=False, methods=["post"])
     def preview(self, request):
-        """Frame size, sample size and strata a study would draw; nothing is written."""
+        """Frame size, sample size and strata a study would draw with the seed; nothing is
+        written."""
         _require_creator(request.user)
         body = SamplePreviewSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         frame, sample = _frame_and_sample(body.validated_data)
-        plan = study_sample_preview(frame=frame, sample=sample)
-        return Response(SamplePlanSerializer(plan.to_dict()).data)
+        seed = body.validated_data.get("seed")
+        seed = new_seed() if seed is None else seed
+        plan = study_sample_preview(frame=frame, sample=sample, seed=seed)
+        return Response(SamplePreviewResultSerializer({**plan.to_dict(), "seed": seed}).data)
 
     @extend_schema(
         request=None,

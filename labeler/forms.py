@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from labeler.frames import Candidates, FrameQuery, StateFilter, stratum_lookup
 from labeler.models import Study, StudyMember
 from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
-from mining.models import BugReport, Repository
+from mining.models import DEFAULT_PERFORMANCE_KEYWORDS, BugReport, Repository
 from taxonomy.models import Codebook, Dimension
 
 # Where a service's error key belongs on the form ("sample.size" -> the size field).
@@ -146,6 +146,10 @@ class SampleFieldsMixin(forms.Form):
 
 
 class StudySetupForm(SampleFieldsMixin):
+    # The seed study's keyword list, which the page offers to fill in.
+    seed_keywords = "\n".join(DEFAULT_PERFORMANCE_KEYWORDS)
+    seed_keyword_count = len(DEFAULT_PERFORMANCE_KEYWORDS)
+
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=100, help_text="In the study's address: /studies/<slug>/")
     codebook = forms.ModelChoiceField(queryset=Codebook.objects.order_by("key", "version"))
@@ -175,6 +179,13 @@ class StudySetupForm(SampleFieldsMixin):
         required=False,
         help_text="Comma-separated; a report with any of them is in the frame.",
     )
+    keywords = forms.CharField(
+        label="Candidate keywords",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="One per line; empty: each repository's own rules. With keywords, a report "
+        "is a candidate by a label rule of its repository or by one of these words.",
+    )
     created_from = forms.DateField(
         label="Opened from", required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -202,6 +213,7 @@ class StudySetupForm(SampleFieldsMixin):
         "state",
         "has_fix",
         "labels",
+        "keywords",
         "created_from",
         "created_to",
         "sample_mode",
@@ -242,11 +254,16 @@ class StudySetupForm(SampleFieldsMixin):
                     "labels": [label for label in labels if label],
                     "created_from": data.get("created_from"),
                     "created_to": data.get("created_to"),
+                    "keywords": self.keyword_list(),
                 }
             )
         except ValidationError as error:
             add_service_errors(self, error)
             return None
+
+    def keyword_list(self) -> list[str]:
+        lines = (self.cleaned_data.get("keywords") or "").splitlines()
+        return [line.strip() for line in lines if line.strip()]
 
     def dimension_keys(self) -> list[str]:
         return [d.key for d in self.cleaned_data.get("dimensions") or []]

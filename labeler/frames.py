@@ -13,6 +13,7 @@ from enum import StrEnum
 from django.core.exceptions import ValidationError
 from django.db.models import DateTimeField, JSONField, Q, QuerySet, TextField
 
+from mining.candidates import matching_keywords
 from mining.models import BugReport, Repository
 
 
@@ -36,6 +37,15 @@ FRAME_FIELDS = {
     "labels",
     "created_from",
     "created_to",
+    "keywords",
+}
+MAX_KEYWORDS = 200
+MAX_KEYWORD_LENGTH = 100
+# The candidate_rules kinds whose label rules make a report a candidate of the requested kind.
+CANDIDATE_KINDS = {
+    Candidates.PERFORMANCE: ("performance",),
+    Candidates.ACCURACY: ("accuracy",),
+    Candidates.ANY: ("performance", "accuracy"),
 }
 # Stratifying by "repository" groups by its owner/name; other report fields group by value.
 REPOSITORY_STRATUM = "repository"
@@ -60,12 +70,46 @@ def _date(name: str, value) -> dt.date | None:
         raise ValidationError({name: f"{value!r} is not a date (YYYY-MM-DD)"}) from None
 
 
+def _keywords(value) -> tuple[str, ...]:
+    """The keywords with whitespace collapsed; every wrong entry is named by its position."""
+    if value in (None, ""):
+        return ()
+    if not isinstance(value, list | tuple):
+        raise ValidationError({"keywords": "expected a list of texts"})
+    errors: list[str] = []
+    seen: dict[str, int] = {}
+    for position, item in enumerate(value, start=1):
+        if not isinstance(item, str):
+            errors.append(f"entry {position}: not a text")
+            continue
+        text = " ".join(item.split())
+        if not text:
+            errors.append(f"entry {position}: empty")
+        elif len(text) > MAX_KEYWORD_LENGTH:
+            errors.append(f"entry {position}: longer than {MAX_KEYWORD_LENGTH} characters")
+        elif text.lower() in seen:
+            errors.append(f"entry {position}: {text!r} repeats entry {seen[text.lower()]}")
+        else:
+            seen[text.lower()] = position
+    if len(value) > MAX_KEYWORDS:
+        errors.append(f"at most {MAX_KEYWORDS} keywords")
+    if errors:
+        raise ValidationError({"keywords": errors})
+    return tuple(" ".join(item.split()) for item in value)
+
+
 @dataclass(frozen=True)
 class FrameQuery:
     """Reports of these repositories, candidate kind, state, fix status, labels and dates.
 
     Empty or None fields do not filter. `labels` keeps reports carrying any of them; the
     dates bound the report's creation day, both ends included. Stubs never enter a frame.
+
+    `keywords` replaces each repository's candidate keywords for this study: a report is a
+    candidate of the requested kind when one of its repository's label rules for that kind
+    matched at import (as recorded in `candidate_rules`) or its title or body contains one of
+    the keywords (whole words, case-insensitive, as mining.candidates matches them). With
+    keywords and no candidate kind, the frame keeps the reports mentioning any keyword.
     """
 
     repositories: tuple[str, ...] = ()
@@ -75,6 +119,7 @@ class FrameQuery:
     labels: tuple[str, ...] = ()
     created_from: dt.date | None = None
     created_to: dt.date | None = None
+    keywords: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping) -> FrameQuery:
@@ -94,6 +139,7 @@ class FrameQuery:
             labels=tuple(data.get("labels") or ()),
             created_from=_date("created_from", data.get("created_from")),
             created_to=_date("created_to", data.get("created_to")),
+            keywords=_keywords(data.get("keywords")),
         )
         if frame.created_from and frame.created_to and frame.created_from > frame.created_to:
             raise ValidationError({"created_to": "must not be before created_from"})
@@ -108,6 +154,7 @@ class FrameQuery:
             "labels": list(self.labels),
             "created_from": self.created_from.isoformat() if self.created_from else None,
             "created_to": self.created_to.isoformat() if self.created_to else None,
+            "keywords": list(self.keywords),
         }
 
 
@@ -126,12 +173,6 @@ def frame_reports(frame: FrameQuery) -> QuerySet[BugReport]:
                 {"repositories": f"no imported repository {missing[0]!r} (import it first)"}
             )
         reports = reports.filter(repository__full_name__in=frame.repositories)
-    if frame.candidates is Candidates.PERFORMANCE:
-        reports = reports.filter(is_performance_candidate=True)
-    elif frame.candidates is Candidates.ACCURACY:
-        reports = reports.filter(is_accuracy_candidate=True)
-    elif frame.candidates is Candidates.ANY:
-        reports = reports.filter(Q(is_performance_candidate=True) | Q(is_accuracy_candidate=True))
     if frame.state is not StateFilter.ALL:
         reports = reports.filter(state=frame.state.value)
     if frame.has_fix is not None:
@@ -145,7 +186,30 @@ def frame_reports(frame: FrameQuery) -> QuerySet[BugReport]:
         reports = reports.filter(created_at__date__gte=frame.created_from)
     if frame.created_to:
         reports = reports.filter(created_at__date__lte=frame.created_to)
+    if frame.keywords:
+        return _keyword_candidates(reports, frame)
+    if frame.candidates is Candidates.PERFORMANCE:
+        reports = reports.filter(is_performance_candidate=True)
+    elif frame.candidates is Candidates.ACCURACY:
+        reports = reports.filter(is_accuracy_candidate=True)
+    elif frame.candidates is Candidates.ANY:
+        reports = reports.filter(Q(is_performance_candidate=True) | Q(is_accuracy_candidate=True))
     return reports
+
+
+def _keyword_candidates(reports: QuerySet[BugReport], frame: FrameQuery) -> QuerySet[BugReport]:
+    """The reports (already narrowed in SQL) matched by a label rule of the requested kind or
+    by a study keyword. The keyword match runs in Python, so it is the same on every database."""
+    kinds = CANDIDATE_KINDS.get(frame.candidates, ())
+    matched = []
+    rows = reports.order_by("pk").values_list("pk", "title", "body", "candidate_rules")
+    for pk, title, body, rules in rows.iterator(chunk_size=2000):
+        by_label = any(
+            rule.startswith("label:") for kind in kinds for rule in (rules or {}).get(kind, ())
+        )
+        if by_label or matching_keywords(f"{title}\n{body}", frame.keywords):
+            matched.append(pk)
+    return reports.filter(pk__in=matched)
 
 
 def stratum_lookup(name: str | None) -> str | None:

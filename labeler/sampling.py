@@ -113,11 +113,15 @@ def sample_size(spec: SampleSpec, population: int) -> int:
     )
 
 
-def allocate_proportionally(strata: Mapping[Hashable, int], n: int) -> dict[Hashable, int]:
+def allocate_proportionally(
+    strata: Mapping[Hashable, int], n: int, *, seed: int | None = None
+) -> dict[Hashable, int]:
     """Split `n` over strata in proportion to their sizes; the shares sum to exactly `n`.
 
     Each stratum gets the whole part of its quota; the items left over go one each to the
-    largest fractional parts (ties: the larger stratum, then the key's text order).
+    largest fractional parts (ties: the larger stratum, then an order drawn from `seed`, or
+    the key's text order without one). Drawing the tie order matters when many strata are
+    small: otherwise the same few strata would always get the leftover places.
     """
     total = sum(strata.values())
     if total == 0 or n <= 0:
@@ -126,12 +130,20 @@ def allocate_proportionally(strata: Mapping[Hashable, int], n: int) -> dict[Hash
     quotas = {key: n * size / total for key, size in strata.items()}
     shares = {key: math.floor(quota) for key, quota in quotas.items()}
     left = n - sum(shares.values())
+    tie_rank = _tie_rank(strata, seed)
     by_remainder = sorted(
-        strata, key=lambda key: (-(quotas[key] - shares[key]), -strata[key], str(key))
+        strata, key=lambda key: (-(quotas[key] - shares[key]), -strata[key], tie_rank[key])
     )
     for key in by_remainder[:left]:
         shares[key] += 1
     return shares
+
+
+def _tie_rank(keys: Iterable[Hashable], seed: int | None) -> dict[Hashable, int]:
+    ordered = sorted(keys, key=_stratum_order)
+    if seed is not None:
+        random.Random(f"allocation:{seed}").shuffle(ordered)
+    return {key: rank for rank, key in enumerate(ordered)}
 
 
 @dataclass(frozen=True)
@@ -171,13 +183,16 @@ def _stratum_order(key: Hashable) -> tuple[bool, str]:
     return (key is None, str(key))
 
 
-def sample_plan(spec: SampleSpec, units: Iterable[tuple[int, Hashable]]) -> SamplePlan:
-    """Frame size, sample size and per-stratum allocation for (id, stratum) pairs."""
+def sample_plan(
+    spec: SampleSpec, units: Iterable[tuple[int, Hashable]], *, seed: int | None = None
+) -> SamplePlan:
+    """Frame size, sample size and per-stratum allocation for (id, stratum) pairs; the draw
+    with the same seed takes exactly this allocation."""
     groups = _group(units)
     population = sum(len(ids) for ids in groups.values())
     n = sample_size(spec, population)
     sizes = {key: len(ids) for key, ids in groups.items()}
-    shares = allocate_proportionally(sizes, n)
+    shares = allocate_proportionally(sizes, n, seed=seed)
     strata = [
         Stratum(key=key, population=sizes[key], sample=shares[key])
         for key in sorted(groups, key=_stratum_order)
@@ -194,7 +209,7 @@ def draw_sample(
     runs, so the draw does not depend on the order the database returned them in.
     """
     units = list(units)
-    plan = sample_plan(spec, units)
+    plan = sample_plan(spec, units, seed=seed)
     groups = _group(units)
     rng = random.Random(seed)
     drawn: list[int] = []

@@ -84,6 +84,13 @@ class SampleSerializer(serializers.Serializer):
 class SamplePreviewSerializer(serializers.Serializer):
     frame = FrameSerializer(required=False, default=dict)
     sample = SampleSerializer(required=False, default=dict)
+    seed = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**62,
+        help_text="The draw's seed; the preview picks one when absent. Create with the same "
+        "seed to draw exactly what the preview shows.",
+    )
 
 
 class StudyCreateSerializer(SamplePreviewSerializer):
@@ -96,7 +103,6 @@ class StudyCreateSerializer(SamplePreviewSerializer):
     dimensions = serializers.ListField(
         child=serializers.SlugField(), required=False, help_text="Defaults to all."
     )
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**62)
     overlap = serializers.IntegerField(default=2, min_value=1, max_value=20)
     guidelines = serializers.CharField(required=False, allow_blank=True, default="")
     item_order = serializers.ChoiceField(
@@ -120,6 +126,10 @@ class SamplePlanSerializer(serializers.Serializer):
     frame_size = serializers.IntegerField()
     sample_size = serializers.IntegerField()
     strata = StratumSerializer(many=True)
+
+
+class SamplePreviewResultSerializer(SamplePlanSerializer):
+    seed = serializers.IntegerField()
 
 
 class BatchSerializer(SamplePlanSerializer):

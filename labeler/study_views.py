@@ -137,7 +137,9 @@ def study_new(request):
             try:
                 if ready:
                     return _study_create(request, form, frame, sample)
-                plan = study_sample_preview(frame=frame, sample=sample)
+                plan = study_sample_preview(
+                    frame=frame, sample=sample, seed=form.cleaned_data["seed"]
+                )
             except ValidationError as error:
                 add_service_errors(form, error)
             else:
@@ -145,6 +147,7 @@ def study_new(request):
                     "plan": plan,
                     "cochran": _cochran(sample, plan.frame_size),
                     "stratify": sample.stratify,
+                    "keywords": frame.keywords,
                 }
                 form.data["previewed"] = fingerprint
     return render(request, "labeler/study_new.html", {"form": form, "preview": preview})
@@ -256,7 +259,9 @@ def study_batch_add(request, slug: str):
                     f"from {batch.frame_size} reports not yet in the study.",
                 )
                 return redirect("studies:detail", slug=study.slug)
-            plan = study_sample_preview(frame=frame, sample=sample, study=study)
+            plan = study_sample_preview(
+                frame=frame, sample=sample, study=study, seed=form.cleaned_data["seed"]
+            )
         except ValidationError as error:
             add_service_errors(form, error)
         else:
@@ -264,6 +269,7 @@ def study_batch_add(request, slug: str):
                 "plan": plan,
                 "cochran": _cochran(sample, plan.frame_size),
                 "stratify": sample.stratify,
+                "keywords": frame.keywords,
             }
             form.data["previewed"] = fingerprint
     return render(

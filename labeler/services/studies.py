@@ -29,10 +29,11 @@ def _frame_units(*, frame: FrameQuery, sample: SampleSpec, study: Study | None):
 
 
 def study_sample_preview(
-    *, frame: FrameQuery, sample: SampleSpec, study: Study | None = None
+    *, frame: FrameQuery, sample: SampleSpec, study: Study | None = None, seed: int | None = None
 ) -> SamplePlan:
-    """Frame size, sample size and strata of a draw, before anything is written."""
-    return sample_plan(sample, _frame_units(frame=frame, sample=sample, study=study))
+    """Frame size, sample size and strata of a draw, before anything is written. Give the
+    seed the draw will use: with many small strata it decides which get the leftover places."""
+    return sample_plan(sample, _frame_units(frame=frame, sample=sample, study=study), seed=seed)
 
 
 def new_seed() -> int:

@@ -32,6 +32,17 @@
     showMode();
   });
 
+  // Offered only with script: it fills the keyword box with the seed study's list.
+  document.querySelectorAll("[data-fill-keywords]").forEach(function (button) {
+    const box = document.getElementById(button.dataset.fillKeywords);
+    if (!box) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      box.value = button.dataset.keywords;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  });
+
   const form = document.querySelector("form.setup");
   const preview = document.querySelector("[data-testid=sample-preview]");
   const confirm = document.querySelector("[data-testid=create-study], [data-testid=draw-batch]");

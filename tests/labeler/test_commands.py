@@ -113,6 +113,57 @@ def test_create_study_errors_name_what_is_wrong(codebook, reports, args, words):
     assert not Study.objects.exists()
 
 
+@pytest.fixture
+def keyword_reports():
+    repo = RepositoryFactory(owner="pytorch", name="pytorch")
+    for number, title, rules in [
+        (1, "Memory leak in the loader", {}),
+        (2, "Slow import", {}),
+        (3, "Crash on start", {"performance": ["label:module: performance"]}),
+        (4, "Crash on exit", {"performance": ["keyword:crash"]}),
+    ]:
+        BugReportFactory(
+            repository=repo,
+            number=number,
+            title=title,
+            candidate_rules=rules,
+            is_performance_candidate=bool(rules),
+        )
+
+
+def test_create_study_takes_keywords_from_the_option_and_a_file(
+    codebook, keyword_reports, tmp_path
+):
+    words = tmp_path / "keywords.txt"
+    words.write_text("# the seed study's favourite\nslow  # as a whole word\n\n", "utf-8")
+    args = ["--codebook", "perf", "--candidates", "performance", "--keywords", "memory leak"]
+
+    dry = run("create_study", "s", *args, "--keywords-file", str(words), "--dry-run")
+    result = json.loads(run("create_study", "s", *args, "--keywords-file", str(words), "--json"))
+
+    assert "candidate keywords: memory leak, slow" in dry
+    assert "frame size: 3" in dry
+    assert result["keywords"] == ["memory leak", "slow"]
+    assert result["frame_size"] == 3
+    study = Study.objects.get(slug="s")
+    assert study.frame["keywords"] == ["memory leak", "slow"]
+    assert sorted(study.items.values_list("report__number", flat=True)) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--keywords", "slow,Slow"], "keywords: entry 2: 'Slow' repeats entry 1"),
+        (["--keywords-file", "/no/such/file"], "--keywords-file /no/such/file:"),
+    ],
+)
+def test_create_study_keyword_errors_name_the_keyword(codebook, keyword_reports, args, words):
+    with pytest.raises(CommandError) as error:
+        run("create_study", "s", "--codebook", "perf", *args)
+    assert words in str(error.value)
+    assert not Study.objects.exists()
+
+
 def test_study_members(codebook):
     run("create_study", "s", "--codebook", "perf")
     UserFactory(username="alice")

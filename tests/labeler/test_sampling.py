@@ -132,3 +132,26 @@ def test_draw_all_keeps_every_unit_in_a_seeded_order():
 def test_draw_of_an_empty_frame_is_empty():
     plan, drawn = draw_sample(SampleSpec(mode=SampleMode.SIZE, size=5), [], seed=1)
     assert (plan.frame_size, plan.sample_size, drawn) == (0, 0, [])
+
+
+def test_leftover_places_among_tied_small_strata_follow_the_seed():
+    strata = {f"s{i:02}": 1 for i in range(20)}
+    chosen = {
+        seed: sorted(k for k, v in allocate_proportionally(strata, 5, seed=seed).items() if v)
+        for seed in (1, 2, 3)
+    }
+
+    assert all(len(keys) == 5 for keys in chosen.values())
+    assert len({tuple(keys) for keys in chosen.values()}) > 1
+    assert allocate_proportionally(strata, 5, seed=2) == allocate_proportionally(strata, 5, seed=2)
+
+
+def test_the_plan_shows_the_allocation_the_draw_with_the_same_seed_takes():
+    units = [(i, f"author{i}") for i in range(1, 21)]
+    spec = SampleSpec(mode=SampleMode.SIZE, size=5, stratify="author_login")
+
+    for seed in (1, 2, 3):
+        plan, drawn = draw_sample(spec, units, seed)
+        assert plan == sample_plan(spec, units, seed=seed)
+        chosen = {key for _, key in (units[i - 1] for i in drawn)}
+        assert chosen == {s.key for s in plan.strata if s.sample}

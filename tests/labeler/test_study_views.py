@@ -10,6 +10,7 @@ from django.urls import reverse
 from labeler.models import Assignment, Study, StudyBatch, StudyItem, StudyMember
 from labeler.roles import Role
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
+from mining.models import BugReport
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, labelling_codebook
 from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
@@ -438,6 +439,65 @@ def test_create_with_settings_changed_since_the_preview_shows_the_preview_again(
     assert response.status_code == 200
     assert "The settings changed since the preview" in response.content.decode()
     assert not Study.objects.exists()
+
+
+def test_setup_page_offers_the_seed_studys_keywords(client, researcher):
+    client.force_login(researcher)
+
+    html = client.get("/studies/new/").content.decode()
+
+    assert '<textarea name="keywords"' in html
+    button = re.search(r'<button[^>]*data-testid="seed-keywords"[^>]*>([^<]*)<', html)
+    assert button.group(1) == "Fill in the seed study's 29 keywords"
+    assert 'data-keywords="performance regression\nregression in performance' in button.group(0)
+
+
+def test_preview_and_study_use_the_study_keywords(client, researcher, frame_reports):
+    torch, _ = frame_reports
+    BugReport.objects.filter(repository=torch, number__in=[1, 2, 3]).update(
+        title="Memory  leak in the loader"
+    )
+    BugReport.objects.filter(repository=torch, number=4).update(
+        is_performance_candidate=True,
+        candidate_rules={"performance": ["label:module: performance"]},
+    )
+    BugReport.objects.filter(repository=torch, number=5).update(
+        is_performance_candidate=True, candidate_rules={"performance": ["keyword:slower"]}
+    )
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+    data = setup_data(
+        codebook,
+        sample_mode="all",
+        stratify="",
+        candidates="performance",
+        keywords="memory leak\r\n\r\nout of memory\r\n",
+    )
+
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+    previewed = re.search(r'name="previewed" value="([0-9a-f]+)"', html).group(1)
+    response = client.post("/studies/new/", {**data, "action": "create", "previewed": previewed})
+
+    # 1 to 3 by the keyword, 4 by its label rule; 5 only by the repository's own keyword.
+    assert 'data-testid="frame-size">4<' in html
+    assert 'data-testid="preview-keywords">memory leak, out of memory<' in html
+    study = Study.objects.get(slug="perf-bugs")
+    assert study.frame["keywords"] == ["memory leak", "out of memory"]
+    assert sorted(study.items.values_list("report__number", flat=True)) == [1, 2, 3, 4]
+    detail = client.get(response["Location"]).content.decode()
+    assert "keywords: memory leak, out of memory" in detail
+
+
+def test_duplicate_keywords_are_shown_on_their_field(client, researcher, frame_reports):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+
+    data = setup_data(codebook, keywords="slow\nmemory leak\nSlow")
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+
+    errors = re.findall(r'data-testid="error-keywords">([^<]*)<', html)
+    assert errors == ["entry 3: &#x27;Slow&#x27; repeats entry 1"]
+    assert 'data-testid="sample-preview"' not in html
 
 
 def test_setup_errors_are_shown_next_to_their_fields(client, researcher, frame_reports):

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from labeler.frames import Candidates, FrameQuery, StateFilter
 from labeler.models import Study
 from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
-from labeler.services.studies import study_create, study_sample_preview
+from labeler.services.studies import new_seed, study_create, study_sample_preview
 from taxonomy.models import Codebook
 
 
@@ -65,6 +65,17 @@ class Command(BaseCommand):
         fix.add_argument("--has-fix", dest="has_fix", action="store_true", default=None)
         fix.add_argument("--no-fix", dest="has_fix", action="store_false")
         parser.add_argument("--labels", help="comma-separated; reports with any of them")
+        parser.add_argument(
+            "--keywords",
+            help="comma-separated candidate keywords replacing each repository's own (label "
+            "rules still count); without --candidates, reports mentioning any of them",
+        )
+        parser.add_argument(
+            "--keywords-file",
+            type=Path,
+            metavar="FILE",
+            help="more candidate keywords, one per line; # starts a comment",
+        )
         parser.add_argument("--created-from", metavar="YYYY-MM-DD")
         parser.add_argument("--created-to", metavar="YYYY-MM-DD")
         size = parser.add_mutually_exclusive_group()
@@ -99,6 +110,9 @@ class Command(BaseCommand):
         if options["confidence"] is not None and options["margin"] is None:
             raise CommandError("--confidence needs --margin")
         codebook = _codebook(options["codebook"])
+        keywords = _split(options["keywords"])
+        if options["keywords_file"]:
+            keywords += _keywords_file(options["keywords_file"])
         try:
             frame = FrameQuery.from_dict(
                 {
@@ -109,13 +123,24 @@ class Command(BaseCommand):
                     "labels": _split(options["labels"]),
                     "created_from": options["created_from"],
                     "created_to": options["created_to"],
+                    "keywords": keywords,
                 }
             )
             sample = self._sample(options)
             guidelines = options["guidelines"].read_text("utf-8") if options["guidelines"] else ""
             if options["dry_run"]:
-                plan = study_sample_preview(frame=frame, sample=sample)
-                self._print(options, {"slug": options["slug"], "created": False, **plan.to_dict()})
+                seed = new_seed() if options["seed"] is None else options["seed"]
+                plan = study_sample_preview(frame=frame, sample=sample, seed=seed)
+                self._print(
+                    options,
+                    {
+                        "slug": options["slug"],
+                        "created": False,
+                        "seed": seed,
+                        "keywords": list(frame.keywords),
+                        **plan.to_dict(),
+                    },
+                )
                 return
             study, batch = study_create(
                 slug=options["slug"],
@@ -144,6 +169,7 @@ class Command(BaseCommand):
                 ),
                 "overlap": study.overlap,
                 "seed": study.seed,
+                "keywords": list(frame.keywords),
                 "frame_size": batch.frame_size,
                 "sample_size": batch.sample_size,
                 "strata": batch.strata,
@@ -176,7 +202,12 @@ class Command(BaseCommand):
                 f"seed {result['seed']}"
             )
         else:
-            self.stdout.write(f"dry run for study {result['slug']}: nothing created")
+            self.stdout.write(
+                f"dry run for study {result['slug']}: nothing created (seed {result['seed']}; "
+                "create with --seed to draw exactly this)"
+            )
+        if result["keywords"]:
+            self.stdout.write(f"candidate keywords: {', '.join(result['keywords'])}")
         self.stdout.write(f"frame size: {result['frame_size']}")
         self.stdout.write(f"sample size: {result['sample_size']}")
         if options["stratify"]:
@@ -187,6 +218,16 @@ class Command(BaseCommand):
                     f"  {stratum['key']!s:<{width}}  {stratum['sample']:>6} of "
                     f"{stratum['population']}"
                 )
+
+
+def _keywords_file(path: Path) -> list[str]:
+    """One keyword per line; blank lines and everything after a # are left out."""
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"--keywords-file {path}: {error}") from None
+    lines = (line.partition("#")[0].strip() for line in text.splitlines())
+    return [line for line in lines if line]
 
 
 def _split(value: str | None) -> list[str]:
