@@ -87,7 +87,8 @@ def read_label_rows(data: bytes, source: str = "file") -> list[LabelRow]:
         if match is None:
             problems.append(f"{source}:{start}: item {cells['item']!r} is not owner/name#number")
             continue
-        key = (cells["item"], cells["annotator"], cells["dimension"])
+        # GitHub names are case-insensitive: PyTorch/PyTorch#1 is pytorch/pytorch#1.
+        key = (cells["item"].lower(), cells["annotator"], cells["dimension"])
         if key in first_seen:
             problems.append(
                 f"{source}:{start}: {cells['annotator']} labels {cells['dimension']} of "

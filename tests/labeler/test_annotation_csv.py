@@ -69,3 +69,14 @@ def test_nul_character_is_refused():
     assert problems("item,annotator,dimension,value\na/b#1,al,rc,x\x00\n") == [
         "labels.csv:2: contains a NUL character"
     ]
+
+
+def test_the_same_item_spelled_in_another_case_is_a_duplicate():
+    found = problems(
+        "item,annotator,dimension,value\n"
+        "pytorch/pytorch#1,alice,root-cause,memory/leak\n"
+        "PyTorch/PyTorch#1,alice,root-cause,threading\n"
+    )
+    assert found == [
+        "labels.csv:3: alice labels root-cause of PyTorch/PyTorch#1 again (first on line 2)"
+    ]
