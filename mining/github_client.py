@@ -374,21 +374,31 @@ class GitHubClient:
             response = self.rest_get(response.next_url)
             yield response
 
-    def graphql(self, query: str, variables: dict) -> dict:
+    def graphql(self, query: str, variables: dict, *, partial: bool = False) -> dict:
+        """The query's data. Errors fail it: NOT_FOUND ones (a missing repository) as
+        NotFoundError with GitHub's message, unless `partial`, where the data is returned
+        with null in place of what was not found (an issue deleted meanwhile)."""
+
         def call(requester):
             try:
                 headers, data = requester.graphql_query(query, variables)
-            except UnknownObjectException:
-                raise
             except GithubException as exc:
-                if exc.status == 400 and isinstance(exc.data, dict) and "errors" in exc.data:
+                # PyGithub raises on any "errors" in an answer (404 for a single NOT_FOUND);
+                # the answer itself is in the exception, for the policy here and in _send.
+                if exc.status in (400, 404) and isinstance(exc.data, dict) and "errors" in exc.data:
                     return 200, exc.headers or {}, exc.data
                 raise
             return 200, headers, data
 
         _, _, data = self._send(call)
-        if data.get("errors"):
-            raise GitHubError("GitHub GraphQL error: " + _error_messages(data["errors"]))
+        errors = data.get("errors") or []
+        if errors and all(error.get("type") == "NOT_FOUND" for error in errors):
+            if not partial:
+                raise NotFoundError("Not found on GitHub: " + _error_messages(errors), status=404)
+        elif errors:
+            raise GitHubError("GitHub GraphQL error: " + _error_messages(errors))
+        if not isinstance(data.get("data"), dict):
+            raise GitHubError("GitHub sent a malformed GraphQL answer (no data)")
         rate = (data.get("data") or {}).get("rateLimit")
         if rate and rate.get("remaining") is not None:
             self.rate_limit_remaining = rate["remaining"]
@@ -457,8 +467,10 @@ class GitHubClient:
                 raise BadCredentialsError(
                     f"GitHub rejected token #{index} (401 Bad credentials)", status=401
                 )
-            if status in (404, 410):
-                raise NotFoundError(f"Not found on GitHub ({status})", status=status)
+            if status == 404:
+                raise NotFoundError("Not found on GitHub (404)", status=404)
+            if status == 410:
+                raise NotFoundError(f"Gone from GitHub (410): {_message(body)}", status=410)
             if status >= 400:
                 raise GitHubError(f"GitHub answered {status}: {_message(body)}", status=status)
             self._secondary_streak = 0

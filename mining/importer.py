@@ -201,9 +201,9 @@ class JobRun:
                 report, related = records.report_from_graphql(
                     node, repo_full_name=self.repository.full_name
                 )
-            except (records.MalformedPayloadError, KeyError, TypeError) as exc:
+            except (records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
                 number = (node or {}).get("number")
-                page.skipped.append({"item": f"#{number}", "reason": str(exc)})
+                page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
                 continue
             page.reports.append(report)
             page.pull_requests += related.pull_requests
@@ -227,10 +227,12 @@ class JobRun:
                 variables[f"id{i}"] = node_id
                 variables[f"after{i}"] = cursor
             data = self.client.graphql(
-                more_items_query([name for _, name, _, _ in batch]), variables
+                more_items_query([name for _, name, _, _ in batch]), variables, partial=True
             )
             for i, (number, name, node_id, _) in enumerate(batch):
-                report = by_number[number]
+                report = by_number.get(number)
+                if report is None:  # dropped as malformed by an earlier batch
+                    continue
                 connection = (data.get(f"item{i}") or {}).get(name)
                 if connection is None:
                     # The issue went away meanwhile: keep what is stored, say what is missing.
@@ -240,14 +242,20 @@ class JobRun:
                         {"item": f"#{number}", "reason": f"only the first page of {name} read"}
                     )
                     continue
-                records.extend_report_from_graphql(
-                    report,
-                    name,
-                    connection.get("nodes") or [],
-                    repo_full_name=self.repository.full_name,
-                    related=page,
-                )
-                info = connection["pageInfo"]
+                try:
+                    records.extend_report_from_graphql(
+                        report,
+                        name,
+                        connection.get("nodes") or [],
+                        repo_full_name=self.repository.full_name,
+                        related=page,
+                    )
+                    info = connection["pageInfo"]
+                except (records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
+                    # All of the report or none of it: it waits for a later run.
+                    page.reports.remove(by_number.pop(number))
+                    page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
+                    continue
                 if info["hasNextPage"]:
                     pending.append((number, name, node_id, info["endCursor"]))
                 elif name == "comments":
@@ -364,16 +372,21 @@ class JobRun:
             self.check_not_cancelled()
             page = records.Page()
             for number in pending[start : start + COMMENT_BATCH]:
+                comments = []
                 try:
                     for response in self.client.rest_pages(
                         f"{base}/issues/{number}/comments", params={"per_page": 100}
                     ):
-                        page.issue_comments += [
-                            (number, records.comment_from_rest(c)) for c in response.data or []
-                        ]
+                        comments += [records.comment_from_rest(c) for c in response.data or []]
                 except NotFoundError as exc:
                     page.skipped.append({"item": f"#{number}", "reason": str(exc)})
                     continue
+                except (records.MalformedPayloadError, AttributeError, TypeError) as exc:
+                    # None of this report's comments, rather than some of them.
+                    item = f"#{number} comments"
+                    page.skipped.append({"item": item, "reason": f"malformed: {exc}"})
+                    continue
+                page.issue_comments += [(number, comment) for comment in comments]
                 page.issue_comments_complete.add(number)
                 checkpoint["comments_after"] = number
             if start + COMMENT_BATCH >= len(pending):
@@ -497,13 +510,18 @@ def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:
         )
         logger.info("import %s waits for the rate limit until %s", job_id, exc.resume_at)
         raise
-    except GitHubError as exc:
+    except (GitHubError, records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
+        reason = str(exc)
+        if not isinstance(exc, GitHubError):
+            # A page whose very structure is not GitHub's: nothing of it was stored.
+            logger.exception("import %s: malformed answer from GitHub", job_id)
+            reason = f"GitHub sent a malformed answer: {type(exc).__name__}: {exc}"
         services.import_job_update(
             job_id=job_id,
             **{
                 **run.progress(),
                 "status": ImportJob.Status.FAILED,
-                "error_reason": f"{job.repository.full_name}: {exc}",
+                "error_reason": f"{job.repository.full_name}: {reason}",
                 "finished_at": timezone.now(),
             },
         )

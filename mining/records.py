@@ -135,10 +135,10 @@ def _field(obj: Any, name: str, kinds: type | tuple, *, required: bool = True) -
         if required:
             raise MalformedPayloadError(f"{name}: missing")
         return None
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise MalformedPayloadError(f"{name}: expected {kinds}, got bool")
-    if not isinstance(value, kinds):
-        raise MalformedPayloadError(f"{name}: expected {kinds}, got {type(value).__name__}")
+    allowed = kinds if isinstance(kinds, tuple) else (kinds,)
+    expected = " or ".join(kind.__name__ for kind in allowed)
+    if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+        raise MalformedPayloadError(f"{name}: expected {expected}, got {type(value).__name__}")
     return value
 
 

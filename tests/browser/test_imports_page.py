@@ -97,3 +97,45 @@ def test_lead_imports_a_repository_and_reads_a_report(page, sign_in, lead, worke
     expect(page.locator(".measures")).to_contain_text("14")  # fix size: 12 added, 2 deleted
     assert report.has_fix
     page.screenshot(path="test-artifacts/report-page.png", full_page=True)
+
+
+def test_progress_row_shows_eta_rate_limit_and_a_failure_as_it_happens(page, sign_in, lead):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from mining.models import ImportJob
+    from tests.mining.factories import ImportJobFactory
+
+    job = ImportJobFactory(
+        status=ImportJob.Status.RUNNING,
+        started_at=timezone.now() - dt.timedelta(seconds=40),
+        reports_total=250,
+        reports_done=100,
+        api_requests=7,
+        rate_limit_remaining=4321,
+    )
+    sign_in(lead)
+    page.goto("/imports/")
+    row = page.locator(f'#import-jobs tr[data-job="{job.pk}"]')
+    # 40 s for 100 reports: about a minute for the other 150.
+    expect(row.locator(".eta")).to_have_text(re.compile(r"^(6\d|7\d) s$"))
+    expect(row.locator(".remaining")).to_have_text("4321")
+    expect(row.locator(".requests")).to_have_text("7")
+    expect(row.locator("progress")).to_have_attribute("value", "100")
+    expect(row.locator("progress")).to_have_attribute("max", "250")
+
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=ImportJob.Status.FAILED,
+        error_reason="octo/x: GitHub answered 503 6 times in a row",
+        api_requests=13,
+        rate_limit_remaining=4315,
+    )
+    # The next poll shows the failure, its reason, and no ETA any more.
+    expect(row.locator(".status")).to_contain_text("Failed", timeout=15_000)
+    expect(row.locator(".reason")).to_have_text("octo/x: GitHub answered 503 6 times in a row")
+    expect(row.locator(".eta")).to_have_text("—")
+    expect(row.locator(".requests")).to_have_text("13")
+    expect(row.locator(".remaining")).to_have_text("4315")
+    expect(row.get_by_role("button", name="Re-run")).to_be_visible()
+    expect(row.get_by_role("button", name="Cancel")).to_be_hidden()

@@ -318,7 +318,11 @@ class FakeGitHub:
         payload = {"data": result.data}
         if result.errors:
             payload["errors"] = [
-                {"message": e.message, "type": "NOT_FOUND" if "not found" in e.message else None}
+                {
+                    "message": e.message,
+                    "path": e.path,
+                    "type": "NOT_FOUND" if isinstance(e.original_error, LookupError) else None,
+                }
                 for e in result.errors
             ]
         return 200, self._rate_headers(), payload
@@ -326,9 +330,7 @@ class FakeGitHub:
     def _gql_repo(self, owner, name):
         repo = self.repos.get(f"{owner}/{name}")
         if repo is None:
-            raise LookupError(
-                f"Could not resolve to a Repository with the name '{owner}/{name}'. not found"
-            )
+            raise LookupError(f"Could not resolve to a Repository with the name '{owner}/{name}'.")
         return {
             "databaseId": 1,
             "nameWithOwner": repo.full_name,
@@ -342,7 +344,7 @@ class FakeGitHub:
             for issue in repo.issues.values():
                 if issue.get("node_id") == node_id:
                     return self._gql_issue(repo, issue)
-        return None
+        raise LookupError(f"Could not resolve to a node with the global id of '{node_id}'")
 
     def _gql_issues(self, repo, first, after=None, filterBy=None, orderBy=None, **_):
         filters = filterBy or {}

@@ -100,3 +100,111 @@ def test_import_create_validation_message(api_as, lead):
     response = api_as(lead).post("/api/imports/", {"repository": "bad"}, format="json")
     assert response.status_code == 400
     assert response.json()["message"].startswith("repository:")
+
+
+@pytest.fixture
+def varied_reports():
+    """Reports that each filter tells apart: two repositories, states, candidate kinds,
+    fixes, labels, creation and closing times, words in title or body."""
+    import datetime as dt
+
+    def at(day):
+        return dt.datetime(2022, 1, day, tzinfo=dt.UTC)
+
+    torch = factories.RepositoryFactory(owner="pytorch", name="pytorch")
+    tf = factories.RepositoryFactory(owner="tensorflow", name="tensorflow")
+    specs = [
+        (torch, 1, dict(title="Conv is slow", is_performance_candidate=True, has_fix=True,
+                        labels=["module: performance"], created_at=at(1), closed_at=at(5))),
+        (torch, 2, dict(title="NaN loss", body="wrong results with amp", state="open",
+                        is_accuracy_candidate=True, labels=["module: amp"], created_at=at(10),
+                        closed_at=None)),
+        (tf, 3, dict(title="Add an op", is_non_bug=True, labels=["type:feature"],
+                     created_at=at(20), closed_at=at(28))),
+    ]  # fmt: skip
+    return {
+        number: factories.BugReportFactory(repository=repo, number=number, **fields)
+        for repo, number, fields in specs
+    }
+
+
+@pytest.mark.parametrize(
+    ("query", "numbers"),
+    [
+        ("", [1, 2, 3]),
+        ("repository=tensorflow/TensorFlow", [3]),
+        ("repository=pytorch/pytorch", [1, 2]),
+        ("state=closed", [1, 3]),
+        ("state=open", [2]),
+        ("candidate=performance", [1]),
+        ("candidate=accuracy", [2]),
+        ("candidate=non_bug", [3]),
+        ("has_fix=true", [1]),
+        ("has_fix=false", [2, 3]),
+        ("label=module: amp", [2]),
+        ("label=type:feature", [3]),
+        ("created_after=2022-01-10T00:00:00Z", [2, 3]),
+        ("created_before=2022-01-10T00:00:00Z", [1]),
+        ("created_after=2022-01-02T00:00:00Z&created_before=2022-01-15T00:00:00Z", [2]),
+        ("closed_after=2022-01-06T00:00:00Z", [3]),
+        ("closed_before=2022-01-06T00:00:00Z", [1]),
+        ("q=WRONG RESULTS", [2]),  # in the body, any case
+        ("q=conv", [1]),  # in the title
+        ("repository=pytorch/pytorch&state=closed&has_fix=true", [1]),
+    ],
+)
+def test_each_report_filter_selects_its_reports(api_as, lead, varied_reports, query, numbers):
+    response = api_as(lead).get(f"/api/reports/?{query}")
+    assert response.status_code == 200
+    assert sorted(r["number"] for r in response.json()["results"]) == numbers
+
+
+def test_bad_filter_values_are_a_400_naming_the_field(api_as, lead, varied_reports):
+    response = api_as(lead).get("/api/reports/?candidate=fast&created_after=yesterday")
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body["fields"]) == {"candidate", "created_after"}
+
+
+def test_report_list_is_paginated(api_as, lead, varied_reports, settings):
+    page_size = settings.REST_FRAMEWORK["PAGE_SIZE"]
+    repository = varied_reports[1].repository
+    for number in range(100, 100 + page_size):
+        factories.BugReportFactory(repository=repository, number=number)
+    first = api_as(lead).get("/api/reports/").json()
+    assert first["count"] == page_size + 3 and len(first["results"]) == page_size
+    second = api_as(lead).get(first["next"]).json()
+    assert len(second["results"]) == 3 and second["next"] is None
+
+
+def test_report_detail_has_measures_comments_and_fix_evidence(api_as, lead, db):
+    import datetime as dt
+
+    from mining import services
+
+    t0 = dt.datetime(2022, 3, 1, tzinfo=dt.UTC)
+    report = factories.BugReportFactory(
+        author_login="alice", created_at=t0, closed_at=t0 + dt.timedelta(hours=30)
+    )
+    for k, login in enumerate(["alice", "bob", "carol", "bob", ""]):
+        factories.CommentFactory(
+            report=report, author_login=login, created_at=t0 + dt.timedelta(hours=k + 1)
+        )
+    for sha, adds in (("a" * 40, 10), ("b" * 40, 5)):
+        commit = factories.CommitFactory(
+            repository=report.repository, sha=sha, additions=adds, deletions=1
+        )
+        factories.FixLinkFactory(report=report, commit=commit, target=f"commit:{sha}")
+    services._refresh_measures([report.pk])
+
+    data = api_as(lead).get(f"/api/reports/{report.pk}/").json()
+    assert data["fix_hours"] == 30
+    assert data["fix_size"] == 17  # two fix commits, one patch: 10+1 and 5+1
+    assert data["first_comment_hours"] == 2  # bob's, the first by someone else
+    assert (data["commenter_count"], data["participant_count"]) == (3, 3)
+    assert len(data["comments"]) == 5 and data["comments"][4]["author_login"] == ""
+    assert {link["evidence"] for link in data["fix_links"]} == {"closed_by_commit"}
+    assert {
+        (link["strength"], link["evidence_display"], link["reverted"]) for link in data["fix_links"]
+    } == {("strong", "Closed by commit (timeline)", False)}
+    assert {link["commit"]["sha"] for link in data["fix_links"]} == {"a" * 40, "b" * 40}

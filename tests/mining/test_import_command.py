@@ -30,8 +30,54 @@ def test_from_file(tmp_path, capsys):
     path = tmp_path / "crawl.jsonl"
     path.write_text(json.dumps(rest_issue(3)) + "\n", encoding="utf-8")
     call_command("import_github", "--from-file", str(path), "--json")
-    assert json.loads(capsys.readouterr().out)["reports"] == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["reports"] == 1
+    assert {"pull_requests_skipped", "comments", "fix_links", "errors"} <= set(summary)
+    assert (summary["api_requests"], summary["rate_limit_waits"]) == (0, 0)
     assert BugReport.objects.filter(number=3).exists()
     path.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(CommandError, match=r"crawl\.jsonl, line 1"):
         call_command("import_github", "--from-file", str(path))
+
+
+def test_import_github_wait_prints_a_summary(fake_github, capsys):
+    repo = github_data.add_issues(fake_github, "octo/repo", 3, comments=2)
+    github_data.add_commit(fake_github, "octo/repo", "a" * 40, "Fix #2", additions=4)
+    repo.timeline[2] = [{"event": "closed", "commit_id": "a" * 40}]
+    call_command("import_github", "octo/repo", "--wait", "--api", "rest")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Queued import ") and lines[0].endswith(" of octo/repo")
+    for line in (
+        "status: done",
+        "reports: 3",
+        "comments: 6",
+        "pull_requests_skipped: 0",
+        "fix_links: {'closed_by_commit': 1}",
+        "rate_limit_waits: 0",
+        "errors: []",
+    ):
+        assert line in lines
+    assert any(line.startswith("api_requests: ") for line in lines)
+
+
+def test_import_github_json_for_several_repositories_adds_them_up(fake_github, capsys):
+    github_data.add_issues(fake_github, "octo/one", 3, comments=1)
+    repo = github_data.add_issues(fake_github, "octo/two", 2, comments=2)
+    repo.issues[9] = rest_issue(9, repo="octo/two", api=fake_github.url, pull_request=True)
+    with pytest.raises(CommandError, match="octo/gone failed"):
+        call_command(
+            "import_github",
+            "octo/one",
+            "octo/two",
+            "octo/gone",
+            "--api",
+            "rest",
+            "--wait",
+            "--json",
+        )
+    summary = json.loads(capsys.readouterr().out)
+    assert [job["status"] for job in summary["jobs"]] == ["done", "done", "failed"]
+    assert (summary["reports"], summary["comments"], summary["pull_requests_skipped"]) == (5, 7, 1)
+    assert summary["api_requests"] == sum(job["api_requests"] for job in summary["jobs"]) > 0
+    assert summary["rate_limit_waits"] == 0 and summary["fix_links"] == {}
+    assert summary["errors"] == ["octo/gone: Not found on GitHub (404)"]

@@ -351,3 +351,120 @@ def test_secondary_limit_without_retry_after_pauses_the_job_then_it_completes(
     assert time.monotonic() - started >= 0.2
     assert job.rate_limit_waits == 1 and BugReport.objects.count() == 150
     assert [entry.status for entry in fake_github.requests()][:2] == [429, 200]
+
+
+def test_malformed_comment_on_a_later_page_skips_the_whole_report_graphql(fake_github):
+    repo = github_data.add_issues(fake_github, REPO, 3, comments=1)
+    repo.comments[2] = [github_data.rest_comment(2000 + k, issue_number=2) for k in range(60)]
+    repo.comments[2][55]["created_at"] = "not a date"  # on the second page of comments
+    repo.issues[2]["comments"] = 60
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    # Report #2 is left out entirely (no report, no comments, no links), the others stored.
+    assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 3]
+    assert not Comment.objects.filter(github_id__gte=2000, github_id__lt=2060).exists()
+    assert job.skipped_items == [
+        {"item": "#2", "reason": "malformed: createdAt: not an ISO 8601 datetime: 'not a date'"}
+    ]
+    assert job.reports_done == 2
+
+
+def test_malformed_issue_node_is_skipped_with_reason_graphql(fake_github):
+    repo = github_data.add_issues(fake_github, REPO, 3, comments=2)
+    repo.issues[3]["created_at"] = "yesterday"
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 2]
+    assert not Comment.objects.filter(github_id__in=[3000, 3001]).exists()
+    assert job.skipped_items[0]["item"] == "#3"
+    assert "createdAt" in job.skipped_items[0]["reason"]
+
+
+def test_malformed_comment_listed_per_report_is_skipped_with_reason_rest(fake_github):
+    github_data.add_issues(fake_github, REPO, 3)
+    busy = fake_github.repo(REPO)
+    busy.comments[2] = [github_data.rest_comment(20 + k, issue_number=2) for k in range(3)]
+    busy.comments[2][1]["id"] = "twenty-one"
+    busy.issues[2]["comments"] = 3
+    job = run("rest")
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 2, 3]
+    # None of #2's comments half-stored; the reason names the report and the field.
+    assert not Comment.objects.filter(report__number=2).exists()
+    assert job.skipped_items == [
+        {"item": "#2 comments", "reason": "malformed: id: expected int, got str"}
+    ]
+
+
+@pytest.mark.parametrize("api", ["graphql", "rest"])
+def test_malformed_page_structure_fails_the_job_with_reason(fake_github, api):
+    github_data.add_issues(fake_github, REPO, 2)
+    if api == "rest":
+        fake_github.fail_next(200, body={"message": "not a list"})
+    else:
+        fake_github.fail_next(200, body={"data": {"repository": {"issues": {"nodes": []}}}})
+    job = run(api)
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason.startswith(f"{REPO}: ") and "malformed" in job.error_reason
+    assert job.finished_at is not None and BugReport.objects.count() == 0
+
+
+def test_gone_repository_fails_with_reason_like_a_missing_one(fake_github):
+    github_data.add_issues(fake_github, REPO, 2)
+    fake_github.fail_next(410, body={"message": "Issues are disabled for this repo"})
+    job = run("rest")
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason == (
+        f"{REPO}: Gone from GitHub (410): Issues are disabled for this repo"
+    )
+    assert BugReport.objects.count() == 0
+
+
+def test_missing_repository_reason_uses_githubs_graphql_message(fake_github):
+    job = run("graphql", repo="octo/missing")
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason == (
+        "octo/missing: Not found on GitHub: Could not resolve to a Repository with the name "
+        "'octo/missing'."
+    )
+
+
+@pytest.mark.parametrize("api", ["graphql", "rest"])
+def test_bad_token_never_reaches_logs_job_records_or_the_api(
+    fake_github, settings, caplog, api, api_as, lead
+):
+    import json
+    import logging
+
+    from mining.serializers import ImportJobSerializer
+
+    github_data.add_issues(fake_github, REPO, 2)
+    fake_github.valid_tokens = {"good"}
+    settings.GITHUB_TOKENS = ["ghp_good_looking_but_revoked_secret"]
+    caplog.set_level(logging.DEBUG)
+    job = run(api)
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason == f"{REPO}: GitHub rejected token #0 (401 Bad credentials)"
+    record = json.dumps(ImportJobSerializer(job).data, default=str)
+    listing = api_as(lead).get("/api/imports/").content.decode()
+    assert "token #0" in record and "token #0" in listing
+    for text in (caplog.text, record, listing, json.dumps(job.checkpoint)):
+        assert "revoked_secret" not in text
+    assert fake_github.requests()[0].status == 401
+
+
+def test_issue_deleted_before_its_next_comments_page_keeps_the_first_page(fake_github, monkeypatch):
+    repo = github_data.add_issues(fake_github, REPO, 2)
+    repo.comments[1] = [github_data.rest_comment(1000 + k, issue_number=1) for k in range(70)]
+    repo.issues[1]["comments"] = 70
+    original = importer.JobRun.more_items
+
+    def delete_then_read_more(self, page, pending):
+        del repo.issues[1]  # gone from GitHub between the issue page and the follow-up query
+        original(self, page, pending)
+
+    monkeypatch.setattr(importer.JobRun, "more_items", delete_then_read_more)
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert Comment.objects.filter(report__number=1).count() == 50
+    assert job.skipped_items == [{"item": "#1", "reason": "only the first page of comments read"}]

@@ -61,3 +61,76 @@ def test_candidate_rules_page_validates_saves_and_reclassifies(client, annotator
     assert report.candidate_rules == {"performance": ["keyword:hangs", "keyword:conv kernel"]}
     detail = client.get(f"/reports/{report.pk}/").content.decode()
     assert "keyword:hangs, keyword:conv kernel" in detail
+
+
+def test_report_page_shows_measures_evidence_and_deleted_users(client, annotator):
+    import datetime as dt
+
+    from mining import services
+
+    t0 = dt.datetime(2022, 3, 1, tzinfo=dt.UTC)
+    report = factories.BugReportFactory(
+        author_login="", created_at=t0, closed_at=t0 + dt.timedelta(hours=30), labels=["question"]
+    )
+    report.is_non_bug, report.candidate_rules = True, {"non_bug": ["label:question"]}
+    report.comment_count = 4
+    report.save()
+    for k, login in enumerate(["bob", "carol", "bob"]):
+        factories.CommentFactory(
+            report=report, author_login=login, created_at=t0 + dt.timedelta(hours=2 * k + 2)
+        )
+    factories.CommentFactory(
+        report=report, author_login="", body="ghost says hi", created_at=t0 + dt.timedelta(hours=7)
+    )
+    fix = factories.FixLinkFactory(report=report, detail="Closed by this commit")
+    factories.FixLinkFactory(
+        report=report, evidence="message_mention", strength="weak", reverted=True
+    )
+    services._refresh_measures([report.pk])
+    client.force_login(annotator)
+    page = client.get(f"/reports/{report.pk}/").content.decode()
+    measures = page[page.index('<dl class="measures') : page.index("</dl>")]
+    for term, value in [
+        ("Time to fix", "30.0 h"),
+        ("Fix size", "12"),  # the strong commit; the weak one is reverted
+        ("First comment", "2.0 h"),
+        ("Comments", "4"),
+        ("Commenters", "2"),
+        ("Participants", "2"),
+    ]:
+        assert f"<dt>{term}</dt><dd>{value}</dd>" in measures
+    assert "opened by a deleted user" in page and "ghost says hi" in page
+    assert "label:question" in page and "non_bug" in page
+    assert "Commit message mentions the report" in page and "Closed by this commit" in page
+    assert page.count('class="card fixlink reverted"') == 1 and fix.commit.sha[:10] in page
+
+
+def test_import_page_cancels_and_reruns_jobs(client, lead):
+    running = factories.ImportJobFactory(status=ImportJob.Status.RUNNING)
+    client.force_login(lead)
+    page = client.get("/imports/").content.decode()
+    assert f"/imports/{running.pk}/cancel/" in page
+    response = client.post(f"/imports/{running.pk}/cancel/", follow=True)
+    running.refresh_from_db()
+    assert running.status == ImportJob.Status.CANCELLED
+    assert f"Import {running.pk} of {running.repository}: cancelled." in response.content.decode()
+    # Cancelling again says why not; re-running queues a new job like it.
+    again = client.post(f"/imports/{running.pk}/cancel/", follow=True).content.decode()
+    assert "a cancelled import cannot be cancelled" in again
+    response = client.post(f"/imports/{running.pk}/rerun/", follow=True)
+    rerun = ImportJob.objects.exclude(pk=running.pk).get()
+    assert (rerun.repository_id, rerun.api, rerun.status) == (
+        running.repository_id,
+        running.api,
+        ImportJob.Status.QUEUED,
+    )
+    assert rerun.created_by == lead
+    assert f"Import {rerun.pk} of {running.repository}: queued." in response.content.decode()
+
+
+def test_report_list_page_filters_like_the_api(client, annotator):
+    slow = factories.BugReportFactory(title="Conv is slow", is_performance_candidate=True)
+    other = factories.BugReportFactory(title="Crash", repository=slow.repository)
+    client.force_login(annotator)
+    page = client.get("/reports/?candidate=performance").content.decode()
+    assert f"#{slow.number}<" in page and f"#{other.number}<" not in page

@@ -3,6 +3,7 @@
 import datetime as dt
 import json
 import time
+from collections import Counter
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -36,6 +37,24 @@ def job_summary(job: ImportJob) -> dict:
     }
 
 
+def jobs_total(summaries: list[dict]) -> dict:
+    """The figures of several jobs added up, with each job's own summary under "jobs"."""
+    fix_links: Counter = Counter()
+    for summary in summaries:
+        fix_links.update(summary["fix_links"])
+    total = {
+        key: sum(summary[key] for summary in summaries)
+        for key in ("reports", "pull_requests_skipped", "comments", "api_requests")
+    }
+    return {
+        **total,
+        "fix_links": dict(sorted(fix_links.items())),
+        "rate_limit_waits": sum(summary["rate_limit_waits"] for summary in summaries),
+        "errors": [error for summary in summaries for error in summary["errors"]],
+        "jobs": summaries,
+    }
+
+
 class Command(BaseCommand):
     help = "Import GitHub issues, comments and fixes of repositories (or from a JSONL file)."
 
@@ -54,7 +73,8 @@ class Command(BaseCommand):
                 summary = services.reports_import_from_file(path=options["from_file"])
             except ValidationError as exc:
                 raise CommandError("\n".join(exc.messages)) from exc
-            self._print(summary, options["json"])
+            # An offline import asks GitHub nothing; the figures keep the summary's shape.
+            self._print({**summary, "api_requests": 0, "rate_limit_waits": 0}, options["json"])
             return
         if not options["repositories"]:
             raise CommandError("Name at least one OWNER/NAME, or --from-file FILE.")
@@ -82,9 +102,10 @@ class Command(BaseCommand):
             if not any(job.is_active for job in current):
                 break
             time.sleep(1)
+        current.sort(key=lambda job: jobs.index(job.pk))  # in the order they were named
         summaries = [job_summary(job) for job in current]
         if options["json"]:
-            self._print(summaries[0] if len(summaries) == 1 else {"jobs": summaries}, True)
+            self._print(summaries[0] if len(summaries) == 1 else jobs_total(summaries), True)
         else:
             for summary in summaries:
                 self._print(summary, False)
