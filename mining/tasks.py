@@ -1,5 +1,6 @@
 """Celery tasks: callers of mining/importer.py. They take ids and are safe to run twice."""
 
+import contextlib
 import logging
 
 from celery import shared_task
@@ -41,6 +42,18 @@ def import_repository(self, job_id: int) -> str:
         logger.info("import %s reached its time limit; continuing in a new task", job_id)
         import_repository.apply_async((job_id,), countdown=1)
         return ImportJob.Status.RUNNING
+    except Exception as exc:
+        # Anything else (the database going away, a bug): the job must not look as if it
+        # were still running. Its checkpoint stays, so a re-run resumes from it.
+        logger.exception("import %s failed unexpectedly", job_id)
+        with contextlib.suppress(Exception):
+            services.import_job_update(
+                job_id=job_id,
+                status=ImportJob.Status.FAILED,
+                error_reason=f"unexpected error: {type(exc).__name__}: {exc}"[:1000],
+                finished_at=timezone.now(),
+            )
+        raise
 
 
 def enqueue_import(job_id: int) -> None:
