@@ -18,3 +18,9 @@ def test_web_urls_keep_http_and_https(url):
 def test_web_urls_refuse_other_schemes(url):
     with pytest.raises(records.MalformedPayloadError, match="html_url: not an http"):
         records.web_url(url, "html_url")
+
+
+def test_patches_are_cut_at_the_limit_and_marked_truncated():
+    assert records.cap_patch("+a\n+b\n", 100) == ("+a\n+b\n", False)
+    assert records.cap_patch("+" + "x" * 50, 10) == ("+xxxxxxxxx", True)
+    assert records.cap_patch(None, 10) == ("", False)
