@@ -218,9 +218,10 @@ class StudyViewSet(
     @extend_schema(responses=ProgressSerializer)
     @action(detail=True, methods=["get"])
     def progress(self, request, slug=None):
-        """Counts of items and annotations; per annotator for leads, else only your own."""
+        """Counts of items and annotations; per annotator for leads and researchers (counts,
+        never labels), else only your own."""
         study, access = self._study()
-        only_user = None if access.can_lead else request.user
+        only_user = None if access.can_view_progress else request.user
         return Response(ProgressSerializer(study_progress(study=study, only_user=only_user)).data)
 
     @extend_schema(methods=["get"], responses=MemberSerializer(many=True))

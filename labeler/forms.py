@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from labeler.frames import Candidates, FrameQuery, StateFilter, stratum_lookup
+from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.models import Study, StudyMember
 from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
-from mining.models import DEFAULT_PERFORMANCE_KEYWORDS, BugReport, Repository
+from mining.models import DEFAULT_PERFORMANCE_KEYWORDS, Repository
 from taxonomy.models import Codebook, Dimension
 
 # Where a service's error key belongs on the form ("sample.size" -> the size field).
@@ -25,20 +26,15 @@ SERVICE_ERROR_FIELDS = {
     "sample.stratify": "stratify",
     "mode": "sample_mode",
     "size": "sample_size",
+    "users": "usernames",
+    "username": "usernames",
 }
 HAS_FIX_CHOICES = [("", "either"), ("yes", "with a linked fix"), ("no", "without a fix")]
 
 
 def stratify_choices() -> list[tuple[str, str]]:
-    """ "No strata", then every report field the frame module accepts to stratify by."""
-    names = ["repository"]
-    for report_field in BugReport._meta.concrete_fields:
-        try:
-            stratum_lookup(report_field.name)
-        except ValidationError:
-            continue
-        names.append(report_field.name)
-    return [("", "no strata"), *((name, name.replace("_", " ")) for name in names)]
+    """ "No strata", then every field a sample may be stratified by."""
+    return [("", "no strata"), *((name, field.label) for name, field in STRATA.items())]
 
 
 def add_service_errors(form: forms.Form, error: ValidationError) -> None:
@@ -115,6 +111,9 @@ class SampleFieldsMixin(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["stratify"].choices = stratify_choices()
+        self.fields["stratify"].error_messages["invalid_choice"] = (
+            f"%(value)s is not a field to stratify by (allowed: {', '.join(STRATA)})"
+        )
 
     def sample_spec(self) -> SampleSpec | None:
         """The sampling specification, or None after putting the problem on its field."""
@@ -276,16 +275,45 @@ class BatchForm(SampleFieldsMixin):
 
 
 class MemberAddForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    role = forms.ChoiceField(choices=StudyMember.Role.choices)
+    """Several users at once, as the study_members command takes them."""
 
-    def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise ValidationError(f"there is no user {username!r}; an admin creates accounts")
-        self.user = user
-        return username
+    MAX_USERNAMES = 200
+
+    usernames = forms.CharField(
+        label="Usernames",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One or more, separated by spaces, commas or new lines.",
+    )
+    role = forms.ChoiceField(choices=StudyMember.Role.choices)
+    create_users = forms.BooleanField(
+        label="Create accounts that do not exist yet (they sign in after an admin sets a password)",
+        required=False,
+    )
+
+    def clean_usernames(self) -> list[str]:
+        text = self.cleaned_data["usernames"]
+        names = [name for name in dict.fromkeys(re.split(r"[\s,]+", text)) if name]
+        if not names:
+            raise ValidationError("enter at least one username")
+        if len(names) > self.MAX_USERNAMES:
+            raise ValidationError(f"at most {self.MAX_USERNAMES} usernames at a time")
+        user_model = get_user_model()
+        max_length = user_model._meta.get_field(user_model.USERNAME_FIELD).max_length
+        invalid = []
+        for name in names:
+            try:
+                user_model.username_validator(name)
+            except ValidationError:
+                invalid.append(name)
+            else:
+                if len(name) > max_length:
+                    invalid.append(name)
+        if invalid:
+            raise ValidationError(
+                f"not a valid username: {', '.join(invalid)} (at most {max_length} letters, "
+                "digits and @ . + - _)"
+            )
+        return names
 
 
 class LabelsImportForm(forms.Form):

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
-from django.db.models import DateTimeField, JSONField, Q, QuerySet, TextField
+from django.db.models import Expression, F, Q, QuerySet
+from django.db.models.functions import ExtractYear
 
 from mining.candidates import matching_keywords
 from mining.models import BugReport, Repository
@@ -47,8 +48,31 @@ CANDIDATE_KINDS = {
     Candidates.ACCURACY: ("accuracy",),
     Candidates.ANY: ("performance", "accuracy"),
 }
-# Stratifying by "repository" groups by its owner/name; other report fields group by value.
-REPOSITORY_STRATUM = "repository"
+
+
+@dataclass(frozen=True)
+class StratumField:
+    label: str
+    expression: Expression
+
+
+# What a sample may be stratified by: fields with few values, so that each stratum holds many
+# reports. Near-unique or continuous fields (author, number, title, fix hours) would make
+# nearly every report its own stratum and the allocation meaningless.
+STRATA = {
+    "repository": StratumField("repository", F("repository__full_name")),
+    "state": StratumField("state (open, closed)", F("state")),
+    "state_reason": StratumField("state reason (completed, not planned…)", F("state_reason")),
+    "milestone": StratumField("milestone", F("milestone")),
+    "is_performance_candidate": StratumField(
+        "performance candidate or not", F("is_performance_candidate")
+    ),
+    "is_accuracy_candidate": StratumField("accuracy candidate or not", F("is_accuracy_candidate")),
+    "is_non_bug": StratumField("non-bug or not", F("is_non_bug")),
+    "has_fix": StratumField("with a linked fix or not", F("has_fix")),
+    # In UTC, as GitHub gives the times, so the strata do not depend on the server's zone.
+    "created_year": StratumField("year opened", ExtractYear("created_at", tzinfo=dt.UTC)),
+}
 
 
 def _choice(enum: type[StrEnum], name: str, value):
@@ -212,22 +236,12 @@ def _keyword_candidates(reports: QuerySet[BugReport], frame: FrameQuery) -> Quer
     return reports.filter(pk__in=matched)
 
 
-def stratum_lookup(name: str | None) -> str | None:
-    """The ORM lookup giving a report's stratum, or an error naming the allowed fields."""
+def stratum_expression(name: str | None) -> Expression | None:
+    """The ORM expression giving a report's stratum, or an error naming the allowed fields."""
     if not name:
         return None
-    if name == REPOSITORY_STRATUM:
-        return "repository__full_name"
-    allowed = sorted(
-        f.name
-        for f in BugReport._meta.concrete_fields
-        if not f.is_relation
-        and not f.primary_key
-        and not isinstance(f, JSONField | TextField | DateTimeField)
-    )
-    if name not in allowed:
-        choices = ", ".join([REPOSITORY_STRATUM, *allowed])
+    if name not in STRATA:
         raise ValidationError(
-            {"stratify": f"{name!r} is not a report field to stratify by ({choices})"}
+            {"stratify": f"{name!r} is not a field to stratify by (allowed: {', '.join(STRATA)})"}
         )
-    return name
+    return STRATA[name].expression

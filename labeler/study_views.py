@@ -23,7 +23,7 @@ from labeler.forms import (
     StudySetupForm,
     add_service_errors,
 )
-from labeler.frames import FrameQuery
+from labeler.frames import STRATA, FrameQuery
 from labeler.labels import study_scheme
 from labeler.models import Assignment, SkipReason, StudyItem, StudyMember
 from labeler.permissions import study_get_for_user, user_can_create_study
@@ -39,8 +39,8 @@ from labeler.services.studies import (
     new_seed,
     study_create,
     study_items_add,
-    study_member_add,
     study_member_remove,
+    study_members_add,
     study_sample_preview,
 )
 from mining.markdown import render_markdown
@@ -48,7 +48,11 @@ from mining.selectors import report_for_reading
 
 # The label page's shortcuts, shown in its help overlay and on the study page.
 SHORTCUTS = [
-    ("1 to 9", "choose the Nth option of the focused dimension"),
+    (
+        "1 to 9, 10 …",
+        "choose the Nth option of the focused dimension; in a list of more than 9, "
+        "type two digits quickly for 10 and up (1 then 2: the 12th)",
+    ),
     ("Tab / Shift+Tab", "next / previous dimension"),
     ("↑ ↓", "move the highlight; Space chooses the highlighted option"),
     ("Backspace / Esc", "back up to the parent category"),
@@ -146,7 +150,7 @@ def study_new(request):
                 preview = {
                     "plan": plan,
                     "cochran": _cochran(sample, plan.frame_size),
-                    "stratify": sample.stratify,
+                    "stratify": STRATA[sample.stratify].label if sample.stratify else None,
                     "keywords": frame.keywords,
                 }
                 form.data["previewed"] = fingerprint
@@ -268,7 +272,7 @@ def study_batch_add(request, slug: str):
             preview = {
                 "plan": plan,
                 "cochran": _cochran(sample, plan.frame_size),
-                "stratify": sample.stratify,
+                "stratify": STRATA[sample.stratify].label if sample.stratify else None,
                 "keywords": frame.keywords,
             }
             form.data["previewed"] = fingerprint
@@ -299,11 +303,21 @@ def study_members(request, slug: str):
             return redirect("studies:members", slug=study.slug)
         form = MemberAddForm(request.POST)
         if form.is_valid():
-            study_member_add(study=study, user=form.user, role=form.cleaned_data["role"])
-            messages.success(
-                request, f"{form.user} is now {form.cleaned_data['role']} of the study."
-            )
-            return redirect("studies:members", slug=study.slug)
+            data = form.cleaned_data
+            try:
+                study_members_add(
+                    study=study,
+                    usernames=data["usernames"],
+                    role=data["role"],
+                    create_users=data["create_users"],
+                )
+            except ValidationError as error:
+                add_service_errors(form, error)
+            else:
+                messages.success(
+                    request, f"{', '.join(data['usernames'])}: now {data['role']} of the study."
+                )
+                return redirect("studies:members", slug=study.slug)
     members = study.members.select_related("user").order_by("user__username", "role")
     return render(
         request,

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from labeler.frames import FrameQuery, frame_reports, stratum_lookup
+from labeler.frames import FrameQuery, frame_reports, stratum_expression
 from labeler.models import Study, StudyBatch, StudyItem, StudyMember
 from labeler.sampling import SamplePlan, SampleSpec, SampleSpecError, draw_sample, sample_plan
 from taxonomy.models import Codebook
@@ -19,13 +19,13 @@ from taxonomy.services import codebook_freeze
 
 def _frame_units(*, frame: FrameQuery, sample: SampleSpec, study: Study | None):
     """(report id, stratum) pairs of the frame, leaving out reports the study already has."""
-    lookup = stratum_lookup(sample.stratify)
+    stratum = stratum_expression(sample.stratify)
     reports = frame_reports(frame)
     if study is not None and study.pk:
         reports = reports.exclude(study_items__study=study)
-    if lookup is None:
+    if stratum is None:
         return [(pk, None) for pk in reports.values_list("pk", flat=True)]
-    return list(reports.values_list("pk", lookup))
+    return list(reports.annotate(stratum=stratum).values_list("pk", "stratum"))
 
 
 def study_sample_preview(
@@ -235,7 +235,10 @@ def study_members_add(
     missing = [name for name in usernames if name not in users]
     if missing and not create_users:
         raise ValidationError(
-            {"users": f"no user {', '.join(missing)} (pass --create-users to create them)"}
+            {
+                "users": f"no user {', '.join(missing)}: create their accounts first, or have "
+                "them created (--create-users; on the members page, the create box)"
+            }
         )
     for name in missing:
         users[name] = user_create_unusable(username=name)

@@ -254,7 +254,7 @@
         "data-path": category.path,
       });
       item.append(
-        el("kbd", { text: position < 9 ? String(position + 1) : "" }),
+        el("kbd", { text: position < 99 ? String(position + 1) : "" }),
         el("span", { className: "option-name", text: category.name })
       );
       if (hasChildren(dim, category)) {
@@ -262,6 +262,7 @@
       }
       item.addEventListener("click", function (event) {
         event.stopPropagation();
+        digitCancel();
         state.focus = index;
         state.highlight[dim.key] = position;
         choose(dim, category);
@@ -690,21 +691,70 @@
 
   // ---------------------------------------------------------------- keyboard
 
+  // In a list of more than 9 options, options 10 and up take two digits. A digit that can
+  // start such a number waits this long for the second one before it picks its own option.
+  const SECOND_DIGIT_MS = 600;
+  const MODIFIER_KEYS = ["Shift", "Control", "Alt", "Meta", "CapsLock"];
+  let pendingDigit = null; // {dim, level, digit, timer}
+
+  function pickNumber(dim, options, number) {
+    if (number >= 1 && number <= options.length) {
+      state.highlight[dim.key] = number - 1;
+      choose(dim, options[number - 1]);
+    } else {
+      setStatus(dim.name + " has no option " + number + " here.", true);
+    }
+  }
+
+  function digitCancel() {
+    if (!pendingDigit) return null;
+    const pending = pendingDigit;
+    clearTimeout(pending.timer);
+    pendingDigit = null;
+    setStatus("");
+    return pending;
+  }
+
+  // The waiting digit picks its own option: after the pause, or when another key comes.
+  function digitFlush() {
+    const pending = digitCancel();
+    if (!pending || state.mode !== "label") return;
+    if (dims[state.focus] !== pending.dim || state.level[pending.dim.key] !== pending.level) return;
+    pickNumber(pending.dim, optionsAt(pending.dim, pending.level), pending.digit);
+  }
+
+  function digitKey(dim, options, digit) {
+    const pending = digitCancel();
+    if (pending && pending.dim === dim && pending.level === state.level[dim.key]) {
+      pickNumber(dim, options, pending.digit * 10 + digit);
+      return;
+    }
+    if (digit > 0 && digit * 10 <= options.length) {
+      state.highlight[dim.key] = digit - 1;
+      pendingDigit = {
+        dim: dim,
+        level: state.level[dim.key],
+        digit: digit,
+        timer: setTimeout(digitFlush, SECOND_DIGIT_MS),
+      };
+      const last = Math.min(digit * 10 + 9, options.length);
+      setStatus(digit + "… a second digit picks " + digit + "0 to " + last + ".");
+      return;
+    }
+    pickNumber(dim, options, digit);
+  }
+
   function labelKey(event) {
-    const dim = dims[state.focus];
-    const options = optionsAt(dim, state.level[dim.key]);
     const key = event.key;
     // On a focused link or button, Tab, Enter and Space keep their usual meaning.
     const onControl = event.target !== document.body && event.target.matches("a, button, input");
     if (onControl && (key === "Tab" || key === "Enter" || key === " ")) return;
-    if (/^[1-9]$/.test(key)) {
-      const index = Number(key) - 1;
-      if (index < options.length) {
-        state.highlight[dim.key] = index;
-        choose(dim, options[index]);
-      } else {
-        setStatus(dim.name + " has no option " + key + " here.", true);
-      }
+    const isDigit = /^[0-9]$/.test(key);
+    if (!isDigit && !MODIFIER_KEYS.includes(key)) digitFlush();
+    const dim = dims[state.focus];
+    const options = optionsAt(dim, state.level[dim.key]);
+    if (isDigit) {
+      digitKey(dim, options, Number(key));
     } else if (key === "Tab") {
       state.focus = (state.focus + (event.shiftKey ? dims.length - 1 : 1)) % dims.length;
     } else if (key === "ArrowDown" || key === "ArrowUp") {

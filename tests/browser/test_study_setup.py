@@ -67,7 +67,7 @@ def test_researcher_previews_the_sample_then_creates_the_study(
     page.screenshot(path="test-artifacts/study-detail.png", full_page=True)
 
     page.get_by_role("link", name="Members").click()
-    page.locator("#id_username").fill("ann")
+    page.locator("#id_usernames").fill("ann")
     page.locator("#id_role").select_option("annotator")
     page.get_by_role("button", name="Add").click()
     expect(page.get_by_test_id("members")).to_contain_text("ann")

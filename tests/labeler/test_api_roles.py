@@ -1,11 +1,14 @@
 """Every study endpoint for every role: annotator, lead, researcher, non-member, anonymous."""
 
 import pytest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from labeler.models import Assignment
-from labeler.services.assignment import assignment_next
+from labeler.models import Annotation, Assignment, StudyItem
+from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
+from tests.labeler.factories import TEST_PASSWORD, StudyMemberFactory
 from tests.mining.factories import BugReportFactory
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +107,7 @@ def test_progress(call, role, expected):
     assert response.status_code == expected
     if expected == 200:
         names = [row["username"] for row in response.json()["per_annotator"]]
-        assert names == (["ann"] if role in ("annotator", "lead") else [])
+        assert names == ["ann"]  # the annotator's own row; everyone's for lead and researcher
 
 
 @statuses(200, 200, 200, 404)
@@ -140,6 +143,14 @@ def test_items_list(call, role, expected):
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["count"] == (4 if role == "lead" else 0)
+
+
+@statuses(404, 200, 404, 404)
+def test_item_detail(call, study, role, expected):
+    response = call(role, "get", "/api/items/{item}/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["study"] == study.slug
 
 
 @statuses(404, 200, 404, 404)
@@ -195,3 +206,74 @@ def test_annotation_list(call, role, expected):
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["count"] == (2 if role in ("annotator", "lead") else 0)
+
+
+def submitted_by(user, study) -> Annotation:
+    """The first annotation of `user`'s submission on the next item handed to them."""
+    assignment = assignment_next(study=study, user=user)
+    assignment_submit(assignment_id=assignment.pk, user=user, labels=GOOD_LABELS, seconds=5)
+    return Annotation.objects.filter(annotator=user, item=assignment.item).first()
+
+
+@statuses(200, 200, 404, 404)
+def test_annotation_detail_of_the_annotators_own_labels(call, study, annotator, role, expected):
+    call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+    annotation = Annotation.objects.filter(annotator=annotator).first()
+    response = call(role, "get", f"/api/annotations/{annotation.pk}/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["annotator"] == "ann"
+
+
+def test_annotators_are_blind_to_each_others_annotations_until_adjudication(
+    study, annotator, second_annotator, lead
+):
+    theirs = submitted_by(second_annotator, study)
+    path = f"/api/annotations/{theirs.pk}/"
+    annotator_client, lead_client = APIClient(), APIClient()
+    annotator_client.force_authenticate(annotator)
+    lead_client.force_authenticate(lead)
+
+    assert annotator_client.get(path).status_code == 404
+    assert lead_client.get(path).status_code == 200
+
+    StudyItem.objects.filter(pk=theirs.item_id).update(adjudicated_at=timezone.now())
+    assert annotator_client.get(path).status_code == 200
+
+
+def test_a_lead_who_labels_is_blind_too(study, lead, second_annotator):
+    StudyMemberFactory(study=study, user=lead, role="annotator")
+    theirs = submitted_by(second_annotator, study)
+    client = APIClient()
+    client.force_authenticate(lead)
+
+    assert client.get(f"/api/annotations/{theirs.pk}/").status_code == 404
+
+
+@statuses(200, 200, 200, 200)
+def test_schema(call, role, expected):
+    response = call(role, "get", "/api/schema/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert b"/api/annotations/{id}/" in response.content
+
+
+@pytest.mark.parametrize("role", ["annotator", "lead", "researcher", "outsider"])
+def test_every_user_gets_their_token_with_their_password(request, role):
+    user = request.getfixturevalue(role)
+    response = APIClient().post(
+        "/api/auth/token/", {"username": user.username, "password": TEST_PASSWORD}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["token"] == Token.objects.get(user=user).key
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"username": "ann"}, {"username": "ann", "password": "wrong"}],
+    ids=["nothing", "no password", "wrong password"],
+)
+def test_no_token_without_the_right_password(annotator, body):
+    response = APIClient().post("/api/auth/token/", body, format="json")
+    assert response.status_code == 400
+    assert not Token.objects.exists()

@@ -96,6 +96,15 @@ def test_dry_run_creates_nothing(codebook, reports):
     assert not Study.objects.exists()
 
 
+def test_create_study_stratifies_by_the_year_opened(codebook, reports):
+    out = run(
+        "create_study", "s", "--codebook", "perf", "--sample", "30", "--stratify", "created_year"
+    )
+
+    assert "strata by created_year: 2021 30 of 300" in " ".join(out.split())
+    assert Study.objects.get(slug="s").items.count() == 30
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
@@ -103,7 +112,12 @@ def test_dry_run_creates_nothing(codebook, reports):
         (["--codebook", "perf", "--repo", "a/b"], "repositories: no imported repository 'a/b'"),
         (["--codebook", "perf", "--dimensions", "x"], "has no dimension 'x'"),
         (["--codebook", "perf", "--confidence", "0.95"], "--confidence needs --margin"),
-        (["--codebook", "perf", "--stratify", "mood"], "stratify: 'mood' is not a report field"),
+        (
+            ["--codebook", "perf", "--stratify", "author_login"],
+            "stratify: 'author_login' is not a field to stratify by (allowed: repository, state, "
+            "state_reason, milestone, is_performance_candidate, is_accuracy_candidate, "
+            "is_non_bug, has_fix, created_year)",
+        ),
     ],
 )
 def test_create_study_errors_name_what_is_wrong(codebook, reports, args, words):

@@ -1,16 +1,23 @@
-"""A study's own candidate keywords: label rules or keywords select, the kind still counts."""
+"""The sampling frame: a study's own candidate keywords (label rules or keywords select, the kind
+still counts) and the fields a sample may be stratified by."""
+
+import datetime as dt
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.test import override_settings
 
 from labeler.frames import (
     MAX_KEYWORD_LENGTH,
     MAX_KEYWORDS,
+    STRATA,
     Candidates,
     FrameQuery,
     StateFilter,
     frame_reports,
+    stratum_expression,
 )
+from mining.models import BugReport
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 
@@ -114,3 +121,97 @@ def test_wrong_keywords_are_named_by_field_and_entry(keywords, message):
 
     assert list(raised.value.message_dict) == ["keywords"]
     assert message in " ".join(raised.value.message_dict["keywords"])
+
+
+# -- strata
+
+
+ALLOWED_STRATA = [
+    "repository",
+    "state",
+    "state_reason",
+    "milestone",
+    "is_performance_candidate",
+    "is_accuracy_candidate",
+    "is_non_bug",
+    "has_fix",
+    "created_year",
+]
+
+
+def test_the_strata_are_an_allow_list_of_fields_with_few_values():
+    assert list(STRATA) == ALLOWED_STRATA
+    assert all(field.label for field in STRATA.values())
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "author_login",
+        "number",
+        "github_id",
+        "node_id",
+        "html_url",
+        "title",
+        "body",
+        "fix_hours",
+        "fix_size",
+        "comment_count",
+        "created_at",
+        "mood",
+    ],
+)
+def test_near_unique_continuous_or_unknown_fields_are_refused_with_the_allowed_ones(name):
+    with pytest.raises(ValidationError) as error:
+        stratum_expression(name)
+    message = error.value.message_dict["stratify"][0]
+    assert message.startswith(f"{name!r} is not a field to stratify by")
+    assert f"(allowed: {', '.join(ALLOWED_STRATA)})" in message
+
+
+def test_no_stratify_is_no_strata():
+    assert stratum_expression(None) is None
+    assert stratum_expression("") is None
+
+
+@pytest.mark.django_db
+def test_every_allowed_stratum_is_a_value_of_the_report(reports):
+    report = BugReport.objects.get(number=7)
+    report.milestone = "v2.1"
+    report.created_at = dt.datetime(2020, 12, 31, 23, 30, tzinfo=dt.UTC)
+    report.save()
+    expected = {
+        "repository": "pytorch/pytorch",
+        "state": "open",
+        "state_reason": report.state_reason,
+        "milestone": "v2.1",
+        "is_performance_candidate": False,
+        "is_accuracy_candidate": False,
+        "is_non_bug": False,
+        "has_fix": report.has_fix,
+        "created_year": 2020,
+    }
+
+    got = {
+        name: BugReport.objects.annotate(stratum=stratum_expression(name))
+        .values_list("stratum", flat=True)
+        .get(pk=report.pk)
+        for name in STRATA
+    }
+
+    assert got == expected
+
+
+@pytest.mark.django_db
+@override_settings(TIME_ZONE="Pacific/Kiritimati")
+def test_the_creation_year_is_taken_in_utc_whatever_the_server_zone(reports):
+    # 2020-12-31 23:30 UTC is already 2021 in Kiritimati (UTC+14).
+    BugReport.objects.filter(number=1).update(
+        created_at=dt.datetime(2020, 12, 31, 23, 30, tzinfo=dt.UTC)
+    )
+    year = (
+        BugReport.objects.annotate(stratum=stratum_expression("created_year"))
+        .values_list("stratum", flat=True)
+        .get(number=1)
+    )
+    assert year == 2020

@@ -156,11 +156,35 @@ def test_create_refuses_unknown_dimension_and_duplicate_slug(reports):
     assert Study.objects.count() == 1
 
 
-def test_create_refuses_stratifying_by_a_non_field(reports):
+@pytest.mark.parametrize("name", ["mood", "author_login", "number", "title", "fix_hours"])
+def test_create_refuses_stratifying_by_a_field_outside_the_allow_list(reports, name):
     with pytest.raises(ValidationError) as error:
-        create(sample=SampleSpec(stratify="mood"))
-    assert "mood" in error.value.message_dict["stratify"][0]
+        create(sample=SampleSpec(stratify=name))
+    assert (
+        f"{name!r} is not a field to stratify by (allowed: repository, state,"
+        in (error.value.message_dict["stratify"][0])
+    )
     assert not Study.objects.exists()
+
+
+def test_stratify_by_the_year_opened_draws_the_same_items_for_the_same_seed(reports):
+    for report in reports[:20]:
+        report.created_at = report.created_at.replace(year=2019)
+        report.save()
+    spec = SampleSpec(mode=SampleMode.SIZE, size=15, stratify="created_year")
+
+    study, batch = create(sample=spec, seed=5)
+    again = study_sample_preview(frame=FrameQuery(), sample=spec, seed=5)
+
+    assert batch.strata == [
+        {"key": 2019, "population": 20, "sample": 5},
+        {"key": 2021, "population": 40, "sample": 10},
+    ]
+    assert again.to_dict()["strata"] == batch.strata
+    drawn = sorted(study.items.values_list("report_id", flat=True))
+    study.delete()
+    study, _ = create(sample=spec, seed=5)
+    assert sorted(study.items.values_list("report_id", flat=True)) == drawn
 
 
 def test_stratify_by_another_report_field(reports):

@@ -4,9 +4,11 @@ import json
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from labeler.frames import STRATA
 from labeler.models import Assignment, Study, StudyBatch, StudyItem, StudyMember
 from labeler.roles import Role
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
@@ -17,6 +19,7 @@ from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
 from tests.mining.factories import BugReportFactory, CommentFactory, RepositoryFactory
 
 pytestmark = pytest.mark.django_db
+User = get_user_model()
 
 OTHER_LABELS = {"root-cause": "threading", "impact": ["memory-use"]}
 
@@ -290,7 +293,7 @@ def test_lead_adds_and_removes_members(client, study, lead, make_user):
     client.force_login(lead)
 
     response = client.post(
-        "/studies/perf/members/", {"action": "add", "username": "newcomer", "role": "annotator"}
+        "/studies/perf/members/", {"action": "add", "usernames": "newcomer", "role": "annotator"}
     )
 
     assert response.status_code == 302
@@ -301,6 +304,83 @@ def test_lead_adds_and_removes_members(client, study, lead, make_user):
 
     client.post("/studies/perf/members/", {"action": "remove", "member": member.pk})
     assert not StudyMember.objects.filter(study=study, user=newcomer).exists()
+
+
+def test_lead_adds_several_users_at_once(client, study, lead, make_user):
+    for name in ("amy", "bob", "cy"):
+        make_user(Role.ANNOTATOR, username=name)
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/members/",
+        {"action": "add", "usernames": "amy, bob\ncy  amy", "role": "researcher"},
+        follow=True,
+    )
+
+    added = study.members.filter(role="researcher", user__username__in=["amy", "bob", "cy"])
+    assert sorted(added.values_list("user__username", flat=True)) == ["amy", "bob", "cy"]
+    assert "amy, bob, cy: now researcher of the study." in response.content.decode()
+
+
+def test_unknown_users_without_the_box_are_named_and_nobody_is_added(
+    client, study, lead, make_user
+):
+    make_user(Role.ANNOTATOR, username="amy")
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/members/",
+        {"action": "add", "usernames": "amy ghost phantom", "role": "annotator"},
+    )
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    error = re.search(r'data-testid="error-usernames">([^<]*)<', html).group(1)
+    assert "ghost, phantom" in error
+    assert study.members.count() == 3
+    assert not User.objects.filter(username__in=["ghost", "phantom"]).exists()
+
+
+def test_unknown_users_with_the_box_are_created_without_a_usable_password(
+    client, study, lead, make_user
+):
+    make_user(Role.ANNOTATOR, username="amy")
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/members/",
+        {"action": "add", "usernames": "amy,ghost", "role": "annotator", "create_users": "on"},
+    )
+
+    assert response.status_code == 302
+    ghost = User.objects.get(username="ghost")
+    assert not ghost.has_usable_password()
+    members = study.members.filter(role="annotator", user__username__in=["amy", "ghost"])
+    assert members.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("usernames", "message"),
+    [
+        ("  , ", "enter at least one username"),
+        ("amy bad/name", "not a valid username: bad/name"),
+        ("x" * 151, "not a valid username: " + "x" * 151),
+    ],
+)
+def test_wrong_usernames_are_refused_before_anything_is_written(
+    client, study, lead, usernames, message
+):
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/members/",
+        {"action": "add", "usernames": usernames, "role": "annotator", "create_users": "on"},
+    )
+
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert study.members.count() == 3
+    assert not User.objects.filter(username="amy").exists()
 
 
 def test_the_last_lead_cannot_be_removed(client, study, lead):
@@ -315,23 +395,11 @@ def test_the_last_lead_cannot_be_removed(client, study, lead):
     assert StudyMember.objects.filter(pk=member.pk).exists()
 
 
-def test_adding_an_unknown_user_says_so_next_to_the_field(client, study, lead):
-    client.force_login(lead)
-
-    response = client.post(
-        "/studies/perf/members/", {"action": "add", "username": "ghost", "role": "annotator"}
-    )
-
-    assert response.status_code == 200
-    assert "there is no user &#x27;ghost&#x27;" in response.content.decode()
-    assert study.members.count() == 3
-
-
 def test_annotator_cannot_manage_members(client, study, annotator, outsider):
     client.force_login(annotator)
 
     response = client.post(
-        "/studies/perf/members/", {"action": "add", "username": "outsider", "role": "lead"}
+        "/studies/perf/members/", {"action": "add", "usernames": "outsider", "role": "lead"}
     )
 
     assert response.status_code == 403
@@ -401,6 +469,48 @@ def test_preview_shows_cochran_size_and_strata_and_writes_nothing(
     assert "<td>tensorflow/tensorflow</td><td>100</td><td>56</td>" in strata
     assert 'data-testid="create-study"' in html
     assert not Study.objects.exists()
+
+
+def test_stratify_offers_each_allowed_field_once_with_its_label(client, researcher):
+    client.force_login(researcher)
+
+    html = client.get("/studies/new/").content.decode()
+
+    select = html[
+        html.index('name="stratify"') : html.index("</select>", html.index('name="stratify"'))
+    ]
+    values = re.findall(r'<option value="([^"]*)"', select)
+    assert values == ["", *STRATA]
+    assert '<option value="created_year">year opened</option>' in select
+
+
+def test_stratifying_by_a_near_unique_field_is_refused_next_to_the_field(
+    client, researcher, frame_reports
+):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+
+    response = client.post(
+        "/studies/new/", {**setup_data(codebook, stratify="author_login"), "action": "preview"}
+    )
+
+    html = response.content.decode()
+    error = re.search(r'data-testid="error-stratify">([^<]*)<', html).group(1)
+    assert error.startswith("author_login is not a field to stratify by (allowed: repository,")
+    assert 'data-testid="strata"' not in html
+
+
+def test_preview_by_year_names_the_stratum_by_its_label(client, researcher, frame_reports):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+
+    response = client.post(
+        "/studies/new/", {**setup_data(codebook, stratify="created_year"), "action": "preview"}
+    )
+
+    strata = response.content.decode().split('data-testid="strata"')[1]
+    assert "Strata by year opened" in strata
+    assert "<td>2021</td><td>300</td><td>169</td>" in strata
 
 
 def test_create_after_preview_draws_what_was_previewed(client, researcher, frame_reports):

@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from labeler.frames import Candidates, FrameQuery, StateFilter
+from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.models import Study
 from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
 from labeler.services.studies import new_seed, study_create, study_sample_preview
@@ -85,7 +85,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--stratify",
             metavar="FIELD",
-            help="'repository' or another report field; proportional allocation",
+            help=f"proportional allocation over one of: {', '.join(STRATA)}",
         )
         parser.add_argument("--seed", type=int, help="default: a random seed, stored and printed")
         parser.add_argument(
