@@ -112,6 +112,16 @@ def _cochran(sample: SampleSpec, frame_size: int) -> dict | None:
     }
 
 
+def _preview(*, plan, frame: FrameQuery, sample: SampleSpec) -> dict:
+    """What the preview step shows before anything is drawn."""
+    return {
+        "plan": plan,
+        "cochran": _cochran(sample, plan.frame_size),
+        "stratify": STRATA[sample.stratify].label if sample.stratify else None,
+        "keywords": frame.keywords,
+    }
+
+
 def _with_seed(request) -> dict:
     """The posted data, with a fresh seed filled in when none was given."""
     data = request.POST.copy()
@@ -147,12 +157,7 @@ def study_new(request):
             except ValidationError as error:
                 add_service_errors(form, error)
             else:
-                preview = {
-                    "plan": plan,
-                    "cochran": _cochran(sample, plan.frame_size),
-                    "stratify": STRATA[sample.stratify].label if sample.stratify else None,
-                    "keywords": frame.keywords,
-                }
+                preview = _preview(plan=plan, frame=frame, sample=sample)
                 form.data["previewed"] = fingerprint
     return render(request, "labeler/study_new.html", {"form": form, "preview": preview})
 
@@ -269,12 +274,7 @@ def study_batch_add(request, slug: str):
         except ValidationError as error:
             add_service_errors(form, error)
         else:
-            preview = {
-                "plan": plan,
-                "cochran": _cochran(sample, plan.frame_size),
-                "stratify": STRATA[sample.stratify].label if sample.stratify else None,
-                "keywords": frame.keywords,
-            }
+            preview = _preview(plan=plan, frame=frame, sample=sample)
             form.data["previewed"] = fingerprint
     return render(
         request,
