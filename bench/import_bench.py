@@ -8,7 +8,7 @@ against tests/fakegithub on loopback, then re-runs it twice with nothing changed
 requests per 1,000 reports and reports stored per second. The fake runs in a separate process
 (its GraphQL execution would otherwise compete with the importer for this process's CPU);
 --in-process keeps it here. The database is migrated first; each run uses fresh repository
-names, so nothing is overwritten.
+names. The benchmark's database (default `mining_bench`) is dropped and created afresh.
 """
 
 import argparse
@@ -30,8 +30,9 @@ import psycopg2  # noqa: E402
 from psycopg2 import sql  # noqa: E402
 
 
-def database_ensure(url: str) -> None:
-    """Create the benchmark's database if it is missing (a fresh machine has none)."""
+def database_recreate(url: str) -> None:
+    """Start from an empty database of the benchmark's own (dropped and created again), so
+    every run measures the same thing on any machine."""
     config = dj_database_url.parse(url)
     connection = psycopg2.connect(
         dbname="postgres",
@@ -41,14 +42,14 @@ def database_ensure(url: str) -> None:
         port=config["PORT"] or 5432,
     )
     connection.autocommit = True
+    name = sql.Identifier(config["NAME"])
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]])
-        if cursor.fetchone() is None:
-            cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
+        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
     connection.close()
 
 
-database_ensure(os.environ["DATABASE_URL"])
+database_recreate(os.environ["DATABASE_URL"])
 
 import django  # noqa: E402
 
