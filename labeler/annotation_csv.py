@@ -56,10 +56,20 @@ def read_label_rows(data: bytes, source: str = "file") -> list[LabelRow]:
         line = text[: text.index("\x00")].count("\n") + 1
         raise AnnotationFileError([f"{source}:{line}: contains a NUL character"])
     reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        return _rows(reader, source)
+    except csv.Error as error:
+        raise AnnotationFileError([f"{source}:{reader.line_num}: not valid CSV: {error}"]) from None
+
+
+def _rows(reader, source: str) -> list[LabelRow]:
     header = next(reader, None)
     if header is None:
         raise AnnotationFileError([f"{source}: the file is empty"])
     columns = [name.strip().lower() for name in header]
+    repeated = sorted({name for name in columns if columns.count(name) > 1})
+    if repeated:
+        raise AnnotationFileError([f"{source}:1: column {repeated[0]!r} appears twice"])
     missing = [name for name in REQUIRED_COLUMNS if name not in columns]
     unknown = [name for name in columns if name not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS]
     if missing or unknown:

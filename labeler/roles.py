@@ -55,10 +55,6 @@ def user_roles(user) -> set[Role]:
     return roles
 
 
-def user_has_role(user, *roles: Role) -> bool:
-    return bool(user_roles(user) & set(roles))
-
-
 def user_grant_role(*, user, role: Role) -> None:
     group, _ = Group.objects.get_or_create(name=role.value)
     user.groups.add(group)

@@ -657,27 +657,36 @@ def _page_from_file_issue(issue: dict, repo_full_name: str) -> records.Page:
     return page
 
 
+MAX_FILE_ERRORS = 20
+
+
 def _read_file(path: Path) -> list[tuple[str, records.Page]]:
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as exc:
         raise ValidationError({"path": f"{path}: {exc.strerror}"}) from exc
     pages: list[tuple[str, records.Page]] = []
     errors: list[str] = []
     with handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+        for line_number, raw in enumerate(handle, start=1):
             try:
+                line = raw.decode("utf-8")
+                if not line.strip():
+                    continue
                 issue = json.loads(line)
                 if not isinstance(issue, dict):
                     raise records.MalformedPayloadError("expected a JSON object")
                 repo_full_name = records.repository_from_issue_url(issue.get("repository_url"))
                 pages.append((repo_full_name, _page_from_file_issue(issue, repo_full_name)))
+            except UnicodeDecodeError as exc:
+                errors.append(f"{path.name}, line {line_number}: not UTF-8 (byte {exc.start + 1})")
             except (ValueError, AttributeError, TypeError) as exc:
                 errors.append(f"{path.name}, line {line_number}: {exc}")
+    if len(errors) > MAX_FILE_ERRORS:
+        hidden = len(errors) - MAX_FILE_ERRORS
+        errors = [*errors[:MAX_FILE_ERRORS], f"{path.name}: … and {hidden} more bad lines"]
     if errors:
-        raise ValidationError({"path": errors[:20]})
+        raise ValidationError({"path": errors})
     return pages
 
 

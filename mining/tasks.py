@@ -34,7 +34,19 @@ def import_repository(self, job_id: int) -> str:
         return importer.run_import(job_id)
     except RateLimitedError as exc:
         if self.request.is_eager:
-            return ImportJob.Status.WAITING
+            # In-process (no broker): nothing would wake the job up, and the caller (a page
+            # or the command) must not sleep for the rate limit. Say when to run it again.
+            services.import_job_update(
+                job_id=job_id,
+                status=ImportJob.Status.FAILED,
+                error_reason=(
+                    f"rate limited until {exc.resume_at:%Y-%m-%d %H:%M} UTC and no Celery "
+                    "worker is configured to wait; re-run the import after that time (it "
+                    "resumes from its checkpoint)"
+                ),
+                finished_at=timezone.now(),
+            )
+            return ImportJob.Status.FAILED
         wait = (exc.resume_at - timezone.now()).total_seconds()
         countdown = min(max(wait, 1), settings.CELERY_LONGEST_WAIT_SECONDS)
         raise self.retry(countdown=countdown, exc=exc) from exc

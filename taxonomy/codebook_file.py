@@ -17,11 +17,8 @@ PATH_SEPARATOR = "/"
 _PARENT_PATH = re.compile(r"(?:^|\.)[^.\[\]]+$|\[\d+\]$")
 
 CODEBOOK_FIELDS = {"key", "name", "version", "description", "source", "dimensions"}
-CODEBOOK_REQUIRED = {"key", "name", "version", "dimensions"}
 DIMENSION_FIELDS = {"key", "name", "help", "multiple", "required", "leaf_only", "categories"}
-DIMENSION_REQUIRED = {"key", "name", "categories"}
 CATEGORY_FIELDS = {"key", "parent", "name", "definition", "include", "exclude", "examples"}
-CATEGORY_REQUIRED = {"key", "name"}
 
 
 @dataclass(frozen=True)
@@ -315,8 +312,14 @@ def read_codebook_file(path: Path | str) -> CodebookSpec:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CodebookFileError([Problem(str(path), None, "", "no such file")]) from None
+    except IsADirectoryError:
+        raise CodebookFileError([Problem(str(path), None, "", "a folder, not a file")]) from None
     except UnicodeDecodeError as error:
         raise CodebookFileError(
             [Problem(str(path), None, "", f"not UTF-8 text (byte {error.start})")]
+        ) from None
+    except OSError as error:
+        raise CodebookFileError(
+            [Problem(str(path), None, "", error.strerror or str(error))]
         ) from None
     return parse_codebook(text, str(path))

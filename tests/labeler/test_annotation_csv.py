@@ -80,3 +80,16 @@ def test_the_same_item_spelled_in_another_case_is_a_duplicate():
     assert found == [
         "labels.csv:3: alice labels root-cause of PyTorch/PyTorch#1 again (first on line 2)"
     ]
+
+
+def test_a_column_named_twice_is_refused():
+    assert problems("item,annotator,dimension,value,value\n") == [
+        "labels.csv:1: column 'value' appears twice"
+    ]
+
+
+def test_a_cell_over_the_csv_field_limit_is_a_named_error():
+    huge = "x" * 200_000
+    found = problems(f"item,annotator,dimension,value,note\na/b#1,al,root-cause,x,{huge}\n")
+    assert len(found) == 1
+    assert found[0].startswith("labels.csv:2: not valid CSV: field larger than field limit")

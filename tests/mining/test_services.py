@@ -219,3 +219,27 @@ def test_a_script_link_in_a_file_is_refused_with_its_line(tmp_path):
 
     assert "issues.jsonl, line 2: html_url: not an http(s) URL" in str(error.value)
     assert BugReport.objects.count() == 0
+
+
+def test_a_line_that_is_not_utf8_is_named_and_nothing_is_written(tmp_path):
+    path = tmp_path / "issues.jsonl"
+    good = json.dumps(payloads.rest_issue(1)).encode()
+    path.write_bytes(good + b"\n" + b'{"title": "caf\xe9"}\n')
+
+    with pytest.raises(ValidationError) as error:
+        services.reports_import_from_file(path=path)
+
+    assert "issues.jsonl, line 2: not UTF-8 (byte 15)" in str(error.value)
+    assert BugReport.objects.count() == 0
+
+
+def test_many_bad_lines_are_counted_beyond_the_first_twenty(tmp_path):
+    path = tmp_path / "issues.jsonl"
+    path.write_text("[]\n" * 25, encoding="utf-8")
+
+    with pytest.raises(ValidationError) as error:
+        services.reports_import_from_file(path=path)
+
+    messages = error.value.message_dict["path"]
+    assert len(messages) == 21
+    assert messages[-1] == "issues.jsonl: … and 5 more bad lines"

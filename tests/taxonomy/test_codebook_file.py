@@ -160,3 +160,8 @@ def test_missing_and_undecodable_files(tmp_path):
     latin1.write_bytes("name: caf\xe9\n".encode("latin-1"))
     with pytest.raises(CodebookFileError, match=r"not UTF-8 text \(byte 9\)"):
         read_codebook_file(latin1)
+
+
+def test_a_folder_is_not_a_codebook_file(tmp_path):
+    with pytest.raises(CodebookFileError, match="a folder, not a file"):
+        read_codebook_file(tmp_path)
