@@ -49,6 +49,14 @@ class StudyAdmin(admin.ModelAdmin):
         return ["codebook", "dimensions"] if obj is not None else []
 
 
+@admin.register(StudyMember)
+class StudyMemberAdmin(admin.ModelAdmin):
+    list_display = ["study", "user", "role"]
+    list_filter = ["study", "role"]
+    search_fields = ["user__username", "study__slug"]
+    raw_id_fields = ["user"]
+
+
 @admin.register(StudyBatch)
 class StudyBatchAdmin(ReadOnlyAdmin):
     list_display = ["study", "number", "seed", "frame_size", "sample_size", "created_at"]

@@ -1,15 +1,30 @@
 """Admin pages of every labeler model; what the services keep consistent is read-only."""
 
 import pytest
+from django.apps import apps
+from django.contrib import admin
 
 from labeler.models import Assignment, StudyItem
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
-from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
+from tests.labeler.factories import (
+    LabellingStudyFactory,
+    StudyItemFactory,
+    StudyMemberFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
-MODELS = ["study", "studybatch", "studyitem", "assignment", "annotation", "annotationversion"]
+MODELS = [
+    "study",
+    "studymember",
+    "studybatch",
+    "studyitem",
+    "assignment",
+    "annotation",
+    "annotationversion",
+]
 READ_ONLY = ["studybatch", "assignment", "annotation", "annotationversion"]
 NO_ADD = [*READ_ONLY, "studyitem"]
 
@@ -20,6 +35,7 @@ def data():
     study.batches.create(number=1, seed=1, frame_size=2, sample_size=2)
     StudyItemFactory(study=study, position=0)
     annotator = UserFactory()
+    StudyMemberFactory(study=study, user=annotator, role="annotator")
     held = assignment_next(study=study, user=annotator)
     assignment_submit(assignment_id=held.pk, user=annotator, labels=GOOD_LABELS)
     return held
@@ -69,3 +85,13 @@ def test_a_study_keeps_its_codebook_and_dimensions(admin_client, data):
     assert 'name="slug"' in html
     assert 'name="codebook"' not in html
     assert 'name="dimensions"' not in html
+
+
+def test_every_model_of_the_three_apps_is_in_the_admin():
+    missing = [
+        model.__name__
+        for model in apps.get_models()
+        if model._meta.app_label in {"taxonomy", "mining", "labeler"}
+        and not admin.site.is_registered(model)
+    ]
+    assert missing == []
