@@ -3,13 +3,19 @@
 Builds its own PostgreSQL database (dropped afterwards unless --keep-db) holding a study of
 --items items at overlap --overlap, starts the app under gunicorn on a free loopback port,
 and drives --annotators concurrent annotators (next, then submit, again and again, no
-pause) for --seconds. Then the same number of clients call GET /api/ping/, the smallest
-authenticated view of the same app, for the same time. Prints requests/s, p50 and p95
-latency of each endpoint, errors, and checks that no item got more than k annotations or
-the same person twice. The goals are judged on these two closed-loop, zero-think-time runs.
+pause) for --seconds, after --warmup-seconds of the same, unmeasured. Then the same number
+of clients call GET /api/ping/, the smallest authenticated view of the same app, for the
+same time. Prints requests/s, p50 and p95 latency of each endpoint, errors, and checks that
+no item got more than k annotations or the same person twice. The goals are judged on
+these two closed-loop, zero-think-time runs.
 
 Then, as a separate figure set, the annotators label again with a think time between
 receiving an item and submitting it (--think-seconds, 0 to leave it out), as people do.
+
+Last, the floor: the minimal view's clients against bench/floor_app.py, an empty Django view
+with no middleware and no database, under the same gunicorn settings. No view of any Django
+app answers faster than that on this machine at this load; when the floor's p95 is already
+near or over the 50 ms goal, the machine cannot meet that goal, whatever the app does.
 
 Other work on the machine skews every figure: the run waits (up to --wait-seconds) for the
 1-minute load average to fall to --max-load, and prints the load average and the share of
@@ -44,6 +50,9 @@ REQUEST_TIMEOUT = 10
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument(
+        "--warmup-seconds", type=float, default=3.0, help="unmeasured labelling before the runs"
+    )
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--items", type=int, default=50_000)
     parser.add_argument("--overlap", type=int, default=3)
@@ -164,9 +173,11 @@ def build_study(args) -> tuple[list[str], dict]:
         parents = {c.parent_id for c in scheme.categories[dimension.pk]}
         leaf = next(c for c in scheme.categories[dimension.pk] if c.pk not in parents)
         labels[dimension.key] = [leaf.path] if dimension.multiple else leaf.path
-    # A live database has planner statistics; a freshly loaded one gets them now.
+    # A live database has planner statistics and a visibility map; a freshly loaded one gets
+    # them now, and writes its pages out, so that no checkpoint of the load lands in a run.
     with connections["default"].cursor() as cursor:
-        cursor.execute("ANALYZE")
+        cursor.execute("VACUUM ANALYZE")
+        cursor.execute("CHECKPOINT")
     # The client processes are forked from this one: no open connection may be shared.
     connections.close_all()
     return tokens, labels
@@ -247,11 +258,12 @@ def client_process(port, tokens, labels, mode, deadline, results, think):
 
 
 def drive(
-    args, port, tokens, labels, mode, think=0.0
+    args, port, tokens, labels, mode, think=0.0, seconds=None
 ) -> tuple[dict[str, list[float]], list[str], float]:
+    seconds = args.seconds if seconds is None else seconds
     results = multiprocessing.Queue()
     started = time.monotonic()
-    deadline = started + args.seconds
+    deadline = started + seconds
     shares = [tokens[i :: args.client_processes] for i in range(args.client_processes)]
     processes = [
         multiprocessing.Process(
@@ -266,7 +278,7 @@ def drive(
     errors: list[str] = []
     for _ in tokens:
         client_latencies, client_errors = results.get(
-            timeout=args.seconds + 4 * REQUEST_TIMEOUT + 2 * think
+            timeout=seconds + 4 * REQUEST_TIMEOUT + 2 * think
         )
         for key, values in client_latencies.items():
             latencies[key].extend(values)
@@ -397,11 +409,11 @@ def wait_until_quiet(args) -> None:
         print(f"WARNING: the machine stayed busy; figures are skewed: {load_average()}")
 
 
-def gunicorn_start(args, env, port) -> subprocess.Popen:
+def gunicorn_start(args, env, port, app: tuple[str, ...] = ("labeler.wsgi",)) -> subprocess.Popen:
     return subprocess.Popen(
         [
             str(Path(PYTHON).with_name("gunicorn")),
-            "labeler.wsgi",
+            *app,
             "--bind",
             f"{HOST}:{port}",
             "--workers",
@@ -416,6 +428,19 @@ def gunicorn_start(args, env, port) -> subprocess.Popen:
         env=env,
         cwd=ROOT,
     )
+
+
+def drive_floor(args, env, tokens, labels):
+    """The minimal view's clients against bench/floor_app.py under the same server settings."""
+    port = free_port()
+    server = gunicorn_start(args, env, port, app=("--pythonpath", str(ROOT / "bench"), "floor_app"))
+    try:
+        wait_until_up(port, tokens[0], server)
+        drive(args, port, tokens, labels, "ping", seconds=args.warmup_seconds)
+        return drive(args, port, tokens, labels, "ping")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
 
 
 def report_labelling(title, latencies, errors, elapsed) -> None:
@@ -459,6 +484,10 @@ def run(args, env, tokens, labels) -> None:
             f"{args.seconds:.0f} s per phase, {os.cpu_count()} CPUs",
             flush=True,
         )
+        # Unmeasured: every server thread's first requests (imports, caches, connections).
+        warm = drive(args, port, tokens, labels, "label", seconds=args.warmup_seconds)
+        if warm[1]:
+            raise SystemExit(f"the warm-up failed: {warm[1][:3]}")
         wait_until_quiet(args)
         loads["before"] = load_average()
         others = CpuShare(args.database)
@@ -474,6 +503,7 @@ def run(args, env, tokens, labels) -> None:
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+    floor, floor_errors, floor_elapsed = drive_floor(args, env, tokens, labels)
 
     over, twice, submitted = over_assignment(env)
     print(f"\n{loads['before']} before the runs, {loads['after']} after them")
@@ -499,6 +529,17 @@ def run(args, env, tokens, labels) -> None:
             f" {value / ping_p95:.1f}x the minimal view's (< 3x: "
             f"{'yes' if value < 3 * ping_p95 else 'no'})"
         )
+    floor_p95 = percentile(floor["ping"], 0.95)
+    print(
+        f"floor (an empty Django view: no middleware, no database; same server and clients): "
+        f"{len(floor['ping']) / floor_elapsed:.1f} requests/s"
+    )
+    print(figures("floor", floor["ping"], floor_elapsed))
+    print(f"  errors  {len(floor_errors)}")
+    print(
+        f"floor p95 {floor_p95 * 1000:.1f} ms: no view of a Django app answers faster here at "
+        f"this load ({'under' if floor_p95 < 0.05 else 'not under'} the 50 ms goal even so)"
+    )
     clean = not errors and not ping_errors and not over and not twice
     print(f"goal errors and over-assignment: none: {'yes' if clean else 'no'}")
     if args.think_seconds:
