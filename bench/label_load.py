@@ -484,11 +484,11 @@ def run(args, env, tokens, labels) -> None:
             f"{args.seconds:.0f} s per phase, {os.cpu_count()} CPUs",
             flush=True,
         )
+        wait_until_quiet(args)
         # Unmeasured: every server thread's first requests (imports, caches, connections).
         warm = drive(args, port, tokens, labels, "label", seconds=args.warmup_seconds)
         if warm[1]:
             raise SystemExit(f"the warm-up failed: {warm[1][:3]}")
-        wait_until_quiet(args)
         loads["before"] = load_average()
         others = CpuShare(args.database)
         others.start()

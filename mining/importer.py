@@ -75,7 +75,7 @@ class JobRun:
         self.started = time.monotonic()
         self.etags: dict[str, str] = {}
         self.patch_skips: list[dict] = []
-        self.repository_info: dict | None = None
+        self.repository_info: tuple[int | None, str] | None = None
 
     def progress(self) -> dict:
         return {
@@ -137,22 +137,19 @@ class JobRun:
             while True:
                 self.check_not_cancelled()
                 issues = pending.result()
-                info = issues["pageInfo"]
-                if info["hasNextPage"]:
-                    pending = prefetch.submit(self.fetch_issue_page, info["endCursor"], since)
+                if issues.has_next_page:
+                    pending = prefetch.submit(self.fetch_issue_page, issues.end_cursor, since)
                 if checkpoint.get("cursor") is None:
-                    services.import_job_update(
-                        job_id=self.job.pk, reports_total=issues["totalCount"]
-                    )
+                    services.import_job_update(job_id=self.job.pk, reports_total=issues.total_count)
                 page = self.graphql_page(issues)
-                checkpoint["cursor"] = info["endCursor"] or checkpoint.get("cursor")
-                if not info["hasNextPage"]:
+                checkpoint["cursor"] = issues.end_cursor or checkpoint.get("cursor")
+                if not issues.has_next_page:
                     checkpoint["phase"] = "patches"
                 self.store(page, checkpoint)
-                if not info["hasNextPage"]:
+                if not issues.has_next_page:
                     return
 
-    def fetch_issue_page(self, cursor: str | None, since: str | None) -> dict:
+    def fetch_issue_page(self, cursor: str | None, since: str | None) -> records.Connection:
         try:
             data = self.client.graphql(
                 ISSUES_QUERY,
@@ -171,21 +168,25 @@ class JobRun:
         repo = data.get("repository")
         if repo is None:
             raise NotFoundError(f"Repository {self.repository.full_name} not found", status=404)
+        if not isinstance(repo, dict):
+            raise records.MalformedPayloadError("repository: expected an object")
+        issues = records.connection_from_graphql(repo.get("issues"), "repository.issues")
+        if issues.total_count is None:
+            raise records.MalformedPayloadError("repository.issues.totalCount: missing")
         if cursor is None:
-            self.repository_info = repo
-        return repo["issues"]
+            self.repository_info = records.repository_from_graphql(repo)
+        return issues
 
-    def graphql_page(self, issues: dict) -> records.Page:
+    def graphql_page(self, issues: records.Connection) -> records.Page:
         if self.repository_info is not None:
+            github_id, default_branch = self.repository_info
             services.repository_update_from_github(
-                repository=self.repository,
-                github_id=self.repository_info.get("databaseId"),
-                default_branch=(self.repository_info.get("defaultBranchRef") or {}).get("name", ""),
+                repository=self.repository, github_id=github_id, default_branch=default_branch
             )
             self.repository_info = None
         page = records.Page()
         pending = []
-        nodes = [node for node in issues.get("nodes") or [] if isinstance(node, dict)]
+        nodes = issues.nodes
         unchanged = selectors.reports_unchanged(
             repository=self.repository,
             updated_at={
@@ -201,17 +202,16 @@ class JobRun:
                 report, related = records.report_from_graphql(
                     node, repo_full_name=self.repository.full_name
                 )
-            except (records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
-                number = (node or {}).get("number")
-                page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
+                more = records.more_pages_of(node, tuple(CONNECTIONS))
+            except records.MalformedPayloadError as exc:
+                page.skipped.append(
+                    {"item": f"#{node.get('number')}", "reason": f"malformed: {exc}"}
+                )
                 continue
             page.reports.append(report)
             page.pull_requests += related.pull_requests
             page.commits += related.commits
-            for name in CONNECTIONS:
-                info = (node.get(name) or {}).get("pageInfo") or {}
-                if info.get("hasNextPage"):
-                    pending.append((report.number, name, node["id"], info["endCursor"]))
+            pending += [(report.number, name, node_id, cursor) for name, node_id, cursor in more]
         self.more_items(page, pending)
         return page
 
@@ -233,7 +233,8 @@ class JobRun:
                 report = by_number.get(number)
                 if report is None:  # dropped as malformed by an earlier batch
                     continue
-                connection = (data.get(f"item{i}") or {}).get(name)
+                item = data.get(f"item{i}")
+                connection = item.get(name) if isinstance(item, dict) else None
                 if connection is None:
                     # The issue went away meanwhile: keep what is stored, say what is missing.
                     report.comments_complete = report.comments_complete and name != "comments"
@@ -243,21 +244,21 @@ class JobRun:
                     )
                     continue
                 try:
+                    more = records.connection_from_graphql(connection, name)
                     records.extend_report_from_graphql(
                         report,
                         name,
-                        connection.get("nodes") or [],
+                        more.nodes,
                         repo_full_name=self.repository.full_name,
                         related=page,
                     )
-                    info = connection["pageInfo"]
-                except (records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
+                except records.MalformedPayloadError as exc:
                     # All of the report or none of it: it waits for a later run.
                     page.reports.remove(by_number.pop(number))
                     page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
                     continue
-                if info["hasNextPage"]:
-                    pending.append((number, name, node_id, info["endCursor"]))
+                if more.has_next_page:
+                    pending.append((number, name, node_id, more.end_cursor))
                 elif name == "comments":
                     report.comments_complete = True
 
@@ -355,9 +356,8 @@ class JobRun:
             page = records.Page()
             for item in response.data if isinstance(response.data, list) else []:
                 try:
-                    number = records.issue_number_from_url(item.get("issue_url"))
-                    page.issue_comments.append((number, records.comment_from_rest(item)))
-                except (records.MalformedPayloadError, AttributeError) as exc:
+                    page.issue_comments.append(records.issue_comment_from_rest(item))
+                except records.MalformedPayloadError as exc:
                     page.skipped.append({"item": "comment", "reason": f"malformed: {exc}"})
             checkpoint["next_url"] = response.next_url
             if not response.next_url:
@@ -377,11 +377,11 @@ class JobRun:
                     for response in self.client.rest_pages(
                         f"{base}/issues/{number}/comments", params={"per_page": 100}
                     ):
-                        comments += [records.comment_from_rest(c) for c in response.data or []]
+                        comments += records.comments_from_rest(response.data)
                 except NotFoundError as exc:
                     page.skipped.append({"item": f"#{number}", "reason": str(exc)})
                     continue
-                except (records.MalformedPayloadError, AttributeError, TypeError) as exc:
+                except records.MalformedPayloadError as exc:
                     # None of this report's comments, rather than some of them.
                     item = f"#{number} comments"
                     page.skipped.append({"item": item, "reason": f"malformed: {exc}"})
@@ -410,7 +410,7 @@ class JobRun:
                 for response in self.client.rest_pages(
                     f"{base}/issues/{number}/timeline", params={"per_page": 100}
                 ):
-                    for item in response.data or []:
+                    for item in records.rest_list(response.data, "timeline"):
                         event, source = records.event_from_rest(
                             item, repo_full_name=self.repository.full_name
                         )
@@ -425,7 +425,7 @@ class JobRun:
         except NotFoundError as exc:
             page.skipped.append({"item": f"#{number}", "reason": str(exc)})
             return
-        except (records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
+        except records.MalformedPayloadError as exc:
             page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
             return
         page.reports.append(report)
@@ -510,12 +510,13 @@ def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:
         )
         logger.info("import %s waits for the rate limit until %s", job_id, exc.resume_at)
         raise
-    except (GitHubError, records.MalformedPayloadError, KeyError, TypeError, AttributeError) as exc:
+    except (GitHubError, records.MalformedPayloadError) as exc:
+        # Anything else is ours, not GitHub's: it goes up to the task, which says so.
         reason = str(exc)
         if not isinstance(exc, GitHubError):
             # A page whose very structure is not GitHub's: nothing of it was stored.
             logger.exception("import %s: malformed answer from GitHub", job_id)
-            reason = f"GitHub sent a malformed answer: {type(exc).__name__}: {exc}"
+            reason = f"GitHub sent a malformed answer: {exc}"
         services.import_job_update(
             job_id=job_id,
             **{

@@ -2,11 +2,16 @@
 
 Every source ends here, so the writer (mining/services.py) sees one shape. Text loses NUL
 characters (PostgreSQL cannot store them); datetimes must carry a timezone. A payload that
-does not fit raises MalformedPayload naming the field, and the caller skips the whole item.
-Plain Python, no Django.
+does not fit raises MalformedPayloadError naming the field, and the caller skips the whole
+item. That is the only error a parser here raises for a payload: the public parsers are
+marked @parses_payload, which turns any other slip of the payload's shape (a missing key, a
+list where an object belongs) into MalformedPayloadError naming the parser, so the importer
+catches that one error, around these functions only, and a bug elsewhere is not blamed on
+GitHub. Plain Python, no Django.
 """
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +22,25 @@ from mining.linking import PullRequestInfo, TimelineEvent
 
 class MalformedPayloadError(ValueError):
     """A GitHub object lacks a field or has one of the wrong type."""
+
+
+def parses_payload(parse):
+    """Mark a parser of GitHub's payloads: whatever shape the payload has, it returns a record
+    or raises MalformedPayloadError (naming the parser where the payload's shape broke one of
+    its reads)."""
+
+    @functools.wraps(parse)
+    def parser(*args, **kwargs):
+        try:
+            return parse(*args, **kwargs)
+        except MalformedPayloadError:
+            raise
+        except (LookupError, TypeError, AttributeError, ValueError) as exc:
+            raise MalformedPayloadError(
+                f"{parse.__name__}: unexpected shape ({type(exc).__name__}: {exc})"
+            ) from exc
+
+    return parser
 
 
 @dataclass
@@ -198,10 +222,21 @@ def _files(files: list, patch_limit: int) -> list[dict]:
 # ---- REST ---------------------------------------------------------------------------------
 
 
+def rest_list(value: Any, name: str) -> list:
+    """A REST answer that must be a list (an empty answer is an empty list)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedPayloadError(f"{name}: expected a list, got {type(value).__name__}")
+    return value
+
+
+@parses_payload
 def is_rest_pull_request(issue: dict) -> bool:
     return isinstance(issue, dict) and "pull_request" in issue
 
 
+@parses_payload
 def issue_number_from_url(url: Any) -> int:
     """ "https://api.github.com/repos/o/r/issues/12" -> 12."""
     match = re.search(r"/issues/(\d+)/?$", url if isinstance(url, str) else "")
@@ -210,6 +245,21 @@ def issue_number_from_url(url: Any) -> int:
     return int(match.group(1))
 
 
+@parses_payload
+def comments_from_rest(data: Any) -> list[CommentRecord]:
+    """A page of one issue's comments."""
+    return [comment_from_rest(item) for item in rest_list(data, "comments")]
+
+
+@parses_payload
+def issue_comment_from_rest(data: Any) -> tuple[int, CommentRecord]:
+    """A comment of the repository-wide listing: (its issue's number, the comment)."""
+    if not isinstance(data, dict):
+        raise MalformedPayloadError(f"comment: expected an object, got {type(data).__name__}")
+    return issue_number_from_url(data.get("issue_url")), comment_from_rest(data)
+
+
+@parses_payload
 def comment_from_rest(data: dict) -> CommentRecord:
     return CommentRecord(
         github_id=_field(data, "id", int),
@@ -220,6 +270,7 @@ def comment_from_rest(data: dict) -> CommentRecord:
     )
 
 
+@parses_payload
 def commit_from_rest(data: dict, *, patch_limit: int) -> CommitRecord:
     detail = _field(data, "commit", dict)
     author = detail.get("author") or {}
@@ -239,6 +290,7 @@ def commit_from_rest(data: dict, *, patch_limit: int) -> CommitRecord:
     )
 
 
+@parses_payload
 def pull_request_from_rest_issue(issue: dict) -> PullRequestRecord:
     """A PR as the issue listing shows it (no merge commit: that takes another request)."""
     pr = issue.get("pull_request") or {}
@@ -256,6 +308,7 @@ def pull_request_from_rest_issue(issue: dict) -> PullRequestRecord:
     )
 
 
+@parses_payload
 def event_from_rest(event: dict, *, repo_full_name: str) -> tuple[TimelineEvent | None, Any]:
     """A REST issue event or timeline item, and the cross-referencing PR (REST issue) if any."""
     kind = event.get("event")
@@ -272,6 +325,7 @@ def event_from_rest(event: dict, *, repo_full_name: str) -> tuple[TimelineEvent 
     return None, None
 
 
+@parses_payload
 def report_from_rest(issue: dict) -> ReportRecord:
     labels = _field(issue, "labels", list, required=False) or []
     milestone = issue.get("milestone") or {}
@@ -312,12 +366,43 @@ def _state(value: str) -> str:
     return state
 
 
+@parses_payload
 def repository_from_issue_url(url: str) -> str:
     """ "https://api.github.com/repos/o/r" (any API host) -> "o/r"."""
     match = re.search(r"/repos/([^/]+)/([^/]+)/?$", url or "")
     if not match:
         raise MalformedPayloadError(f"repository_url: not a repository API URL: {url!r}")
     return f"{match.group(1)}/{match.group(2)}"
+
+
+@parses_payload
+def page_from_file_issue(issue: Any, *, patch_limit: int) -> tuple[str, Page]:
+    """One line of an offline import file: a REST issue object with, optionally, its
+    `comments_data`, `events_data` and `commits_data`. (its repository, what it brings)."""
+    if not isinstance(issue, dict):
+        raise MalformedPayloadError("expected a JSON object")
+    repo_full_name = repository_from_issue_url(issue.get("repository_url"))
+    page = Page()
+    if is_rest_pull_request(issue):
+        page.pull_requests.append(pull_request_from_rest_issue(issue))
+        page.pull_requests_skipped = 1
+        return repo_full_name, page
+    report = report_from_rest(issue)
+    report.comments = comments_from_rest(issue.get("comments_data"))
+    report.comments_complete = "comments_data" in issue
+    report.links_complete = "events_data" in issue
+    for event in rest_list(issue.get("events_data"), "events_data"):
+        timeline_event, source = event_from_rest(event, repo_full_name=repo_full_name)
+        if timeline_event:
+            report.events.append(timeline_event)
+        if source:
+            page.pull_requests.append(pull_request_from_rest_issue(source))
+    page.commits = [
+        commit_from_rest(commit, patch_limit=patch_limit)
+        for commit in rest_list(issue.get("commits_data"), "commits_data")
+    ]
+    page.reports.append(report)
+    return repo_full_name, page
 
 
 # ---- GraphQL ------------------------------------------------------------------------------
@@ -334,6 +419,65 @@ _REACTIONS = {
 }
 
 
+@dataclass
+class Connection:
+    """One page of a GraphQL connection."""
+
+    nodes: list[dict]
+    has_next_page: bool
+    end_cursor: str | None
+    total_count: int | None
+
+
+@parses_payload
+def connection_from_graphql(value: Any, name: str) -> Connection:
+    """A page of connection `name` (its nodes, where the next page starts, its total)."""
+    if not isinstance(value, dict):
+        raise MalformedPayloadError(f"{name}: expected an object, got {type(value).__name__}")
+    try:
+        nodes = _field(value, "nodes", list, required=False) or []
+        total_count = _field(value, "totalCount", int, required=False)
+        info = _field(value, "pageInfo", dict)
+    except MalformedPayloadError as exc:
+        raise MalformedPayloadError(f"{name}.{exc}") from None
+    try:
+        has_next_page = _field(info, "hasNextPage", bool)
+        end_cursor = _field(info, "endCursor", str, required=has_next_page)
+    except MalformedPayloadError as exc:
+        raise MalformedPayloadError(f"{name}.pageInfo.{exc}") from None
+    return Connection(
+        nodes=[node for node in nodes if isinstance(node, dict)],
+        has_next_page=has_next_page,
+        end_cursor=end_cursor,
+        total_count=total_count,
+    )
+
+
+@parses_payload
+def repository_from_graphql(repository: dict) -> tuple[int | None, str]:
+    """(the repository's database id, its default branch) from the issues query."""
+    branch = _field(repository, "defaultBranchRef", dict, required=False) or {}
+    return (
+        _field(repository, "databaseId", int, required=False),
+        clean_text(_field(branch, "name", str, required=False)),
+    )
+
+
+@parses_payload
+def more_pages_of(node: dict, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """The issue's connections among `names` with more than their first page:
+    (connection, the issue's node id, the cursor after the first page)."""
+    pending = []
+    for name in names:
+        if node.get(name) is None:
+            continue
+        connection = connection_from_graphql(node[name], name)
+        if connection.has_next_page:
+            pending.append((name, _field(node, "id", str), connection.end_cursor))
+    return pending
+
+
+@parses_payload
 def comment_from_graphql(node: dict) -> CommentRecord:
     return CommentRecord(
         github_id=_field(node, "databaseId", int),
@@ -344,6 +488,7 @@ def comment_from_graphql(node: dict) -> CommentRecord:
     )
 
 
+@parses_payload
 def commit_from_graphql(node: dict) -> CommitRecord:
     author = node.get("author") or {}
     return CommitRecord(
@@ -359,6 +504,7 @@ def commit_from_graphql(node: dict) -> CommitRecord:
     )
 
 
+@parses_payload
 def pull_request_from_graphql(node: dict) -> PullRequestRecord:
     merge_commit = node.get("mergeCommit") or {}
     merged = bool(node.get("merged"))
@@ -383,6 +529,7 @@ def _same_repo(node: dict, repo_full_name: str) -> bool:
     return repository is None or repository.lower() == repo_full_name.lower()
 
 
+@parses_payload
 def closing_from_graphql(nodes: list, repo_full_name: str, related: Page) -> list[int]:
     """Numbers of this repository's PRs among closing references; the PRs go to `related`."""
     numbers = []
@@ -393,6 +540,7 @@ def closing_from_graphql(nodes: list, repo_full_name: str, related: Page) -> lis
     return numbers
 
 
+@parses_payload
 def events_from_graphql(nodes: list, repo_full_name: str, related: Page) -> list[TimelineEvent]:
     events = []
     for item in nodes or []:
@@ -402,6 +550,7 @@ def events_from_graphql(nodes: list, repo_full_name: str, related: Page) -> list
     return events
 
 
+@parses_payload
 def extend_report_from_graphql(
     report: ReportRecord, connection: str, nodes: list, *, repo_full_name: str, related: Page
 ) -> None:
@@ -414,10 +563,11 @@ def extend_report_from_graphql(
         report.closing_pull_requests += closing_from_graphql(nodes, repo_full_name, related)
     elif connection == "timelineItems":
         report.events += events_from_graphql(nodes, repo_full_name, related)
-    else:
-        raise ValueError(f"unknown connection {connection!r}")
+    else:  # a bug of the caller's, not a payload's
+        raise NotImplementedError(f"unknown connection {connection!r}")
 
 
+@parses_payload
 def report_from_graphql(node: dict, *, repo_full_name: str) -> tuple[ReportRecord, Page]:
     """The report, and the PRs and commits its links point at (in the returned Page).
 

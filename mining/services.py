@@ -632,31 +632,6 @@ def reports_reclassify(*, repository: Repository) -> int:
 # ---- offline files --------------------------------------------------------------------------
 
 
-def _page_from_file_issue(issue: dict, repo_full_name: str) -> records.Page:
-    """One issue line of an offline file (REST shapes plus comments/events/commits_data)."""
-    page = records.Page()
-    if records.is_rest_pull_request(issue):
-        page.pull_requests.append(records.pull_request_from_rest_issue(issue))
-        page.pull_requests_skipped = 1
-        return page
-    report = records.report_from_rest(issue)
-    report.comments = [records.comment_from_rest(c) for c in issue.get("comments_data") or []]
-    report.comments_complete = "comments_data" in issue
-    report.links_complete = "events_data" in issue
-    for event in issue.get("events_data") or []:
-        timeline_event, source = records.event_from_rest(event, repo_full_name=repo_full_name)
-        if timeline_event:
-            report.events.append(timeline_event)
-        if source:
-            page.pull_requests.append(records.pull_request_from_rest_issue(source))
-    page.commits = [
-        records.commit_from_rest(c, patch_limit=_patch_limit())
-        for c in issue.get("commits_data") or []
-    ]
-    page.reports.append(report)
-    return page
-
-
 MAX_FILE_ERRORS = 20
 
 
@@ -674,13 +649,10 @@ def _read_file(path: Path) -> list[tuple[str, records.Page]]:
                 if not line.strip():
                     continue
                 issue = json.loads(line)
-                if not isinstance(issue, dict):
-                    raise records.MalformedPayloadError("expected a JSON object")
-                repo_full_name = records.repository_from_issue_url(issue.get("repository_url"))
-                pages.append((repo_full_name, _page_from_file_issue(issue, repo_full_name)))
+                pages.append(records.page_from_file_issue(issue, patch_limit=_patch_limit()))
             except UnicodeDecodeError as exc:
                 errors.append(f"{path.name}, line {line_number}: not UTF-8 (byte {exc.start + 1})")
-            except (ValueError, AttributeError, TypeError) as exc:
+            except (json.JSONDecodeError, records.MalformedPayloadError) as exc:
                 errors.append(f"{path.name}, line {line_number}: {exc}")
     if len(errors) > MAX_FILE_ERRORS:
         hidden = len(errors) - MAX_FILE_ERRORS

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from mining import importer, services
+from mining import importer, services, tasks
 from mining.github_client import TokenBudget
 from mining.models import BugReport, Comment, FixLink, ImportJob
 from tests.mining import github_data
@@ -407,6 +407,35 @@ def test_malformed_page_structure_fails_the_job_with_reason(fake_github, api):
     assert job.status == ImportJob.Status.FAILED
     assert job.error_reason.startswith(f"{REPO}: ") and "malformed" in job.error_reason
     assert job.finished_at is not None and BugReport.objects.count() == 0
+
+
+def test_a_graphql_page_without_its_page_info_names_the_missing_field(fake_github):
+    github_data.add_issues(fake_github, REPO, 2)
+    fake_github.fail_next(
+        200, body={"data": {"repository": {"issues": {"totalCount": 2, "nodes": []}}}}
+    )
+    job = run()
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason == (
+        f"{REPO}: GitHub sent a malformed answer: repository.issues.pageInfo: missing"
+    )
+
+
+def test_a_bug_of_ours_during_an_import_is_not_blamed_on_github(fake_github, monkeypatch):
+    github_data.add_issues(fake_github, REPO, 2)
+
+    def broken(**kwargs):
+        raise KeyError("default_branch")
+
+    monkeypatch.setattr(services, "repository_update_from_github", broken)
+    job = services.import_job_create(repository_full_name=REPO)
+
+    with pytest.raises(KeyError):
+        tasks.import_repository.apply(args=(job.pk,), throw=True)
+
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason == "unexpected error: KeyError: 'default_branch'"
 
 
 def test_gone_repository_fails_with_reason_like_a_missing_one(fake_github):
