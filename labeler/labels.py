@@ -143,6 +143,12 @@ def _dimension_values(scheme: Scheme, dimension: Dimension, raw) -> list[Categor
         chosen.append(category)
     if dimension.required and not chosen:
         raise ValueError("this dimension is required")
+    for category in chosen:
+        within = [c for c in chosen if c.path.startswith(category.path + "/")]
+        if within:
+            raise ValueError(
+                f"{within[0].path!r} is within {category.path!r}: give one of the two, not both"
+            )
     return sorted(chosen, key=lambda c: c.position)
 
 

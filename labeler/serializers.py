@@ -337,8 +337,9 @@ class SubmitSerializer(serializers.Serializer):
         child=serializers.JSONField(),
         help_text="{dimension key: category key path, or a list of them for multi-select}",
     )
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
-    unsure = serializers.BooleanField(required=False, default=False)
+    # Left out: "" and false on a first submission; a revision keeps what it had.
+    note = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
+    unsure = serializers.BooleanField(required=False)
     seconds = serializers.IntegerField(required=False, default=0, min_value=0, max_value=86_400)
 
 

@@ -252,19 +252,19 @@ def _changes(old: dict, new: dict) -> dict:
     }
 
 
-def _submission_fields(*, note, unsure, seconds) -> tuple[str, bool, int]:
+def _submission_fields_check(*, note, unsure, seconds) -> None:
+    """Refuse a bad note, unsure flag or seconds; None stands for a note or flag left out."""
     errors = {}
-    if not isinstance(note, str):
+    if note is not None and not isinstance(note, str):
         errors["note"] = "must be text"
-    elif "\x00" in note:
+    elif note is not None and "\x00" in note:
         errors["note"] = "must not contain the NUL character"
-    if not isinstance(unsure, bool):
+    if unsure is not None and not isinstance(unsure, bool):
         errors["unsure"] = "must be true or false"
     if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 86_400:
         errors["seconds"] = "must be a whole number of seconds between 0 and 86400"
     if errors:
         raise ValidationError(errors)
-    return note, unsure, seconds
 
 
 @transaction.atomic
@@ -273,19 +273,21 @@ def assignment_submit(
     assignment_id: int,
     user,
     labels: dict,
-    note: str = "",
-    unsure: bool = False,
+    note: str | None = None,
+    unsure: bool | None = None,
     seconds: int = 0,
     scheme: Scheme | None = None,
 ) -> Assignment:
     """Store the user's labels for their assignment: a first submission or a revision.
 
-    Every submission becomes a numbered version in the item's history with what changed.
+    A `note` or `unsure` left out (None) is "" and false on a first submission; a revision
+    keeps what the assignment had. Every submission becomes a numbered version in the item's
+    history with what changed.
     Refused, with nothing stored: someone else's assignment, an adjudicated or skipped item,
     a hold that expired after others took the item, and any label `labels_validate` refuses.
     The returned assignment carries its new labels as `labels` ({dimension key: [paths]}).
     """
-    note, unsure, seconds = _submission_fields(note=note, unsure=unsure, seconds=seconds)
+    _submission_fields_check(note=note, unsure=unsure, seconds=seconds)
     assignment = _locked_own(assignment_id=assignment_id, user=user)
     if assignment.item_adjudicated_at is not None:
         raise ValidationError(ADJUDICATED)
@@ -295,6 +297,10 @@ def assignment_submit(
     chosen = labels_validate(scheme=scheme, labels=labels)
     reclaim = assignment.status == Status.EXPIRED
     first = assignment.status != Status.SUBMITTED
+    if note is None:
+        note = "" if first else assignment.note
+    if unsure is None:
+        unsure = False if first else assignment.unsure
     now = timezone.now()
 
     new = labels_paths(chosen)
@@ -479,7 +485,7 @@ def assignment_skip(*, assignment_id: int, user, reason: str, note: str = "") ->
         raise ValidationError(
             {"reason": f"{reason!r} is not one of {', '.join(SkipReason.values)}"}
         )
-    note, _, _ = _submission_fields(note=note, unsure=False, seconds=0)
+    _submission_fields_check(note=note, unsure=None, seconds=0)
     assignment = _locked_own(assignment_id=assignment_id, user=user)
     if assignment.status == Status.SUBMITTED:
         raise ValidationError("you submitted labels for this item; revise them instead")

@@ -158,6 +158,24 @@ def test_revision_through_the_api_keeps_history(study, annotator):
     assert history[1]["changes"]["root-cause"] == {"from": ["memory/leak"], "to": ["threading"]}
 
 
+def test_a_revision_through_the_api_without_note_or_unsure_keeps_them(study, annotator):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+    first = {"labels": GOOD_LABELS, "note": "looks like a leak", "unsure": True}
+    client.post(f"/api/assignments/{assignment}/submit/", first, format="json")
+
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/",
+        {"labels": {"root-cause": "threading"}},
+        format="json",
+    )
+
+    assert response.status_code == 200
+    assert (response.json()["note"], response.json()["unsure"]) == ("looks like a leak", True)
+    saved = Assignment.objects.get(pk=assignment)
+    assert (saved.note, saved.unsure) == ("looks like a leak", True)
+
+
 def test_blind_until_adjudicated(study, annotator, second_annotator, lead):
     for user, labels in ((annotator, GOOD_LABELS), (second_annotator, {"root-cause": "threading"})):
         client = client_for(user)

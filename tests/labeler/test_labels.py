@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from labeler.labels import labels_paths, labels_validate, study_scheme, study_scheme_by_id
 from taxonomy.services import codebook_freeze
 from tests.labeler.factories import LabellingStudyFactory
+from tests.taxonomy.factories import CategoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -83,6 +84,22 @@ def test_several_values_for_a_single_choice_dimension_and_repeats(scheme):
             "labels.impact"
         ]
     )
+
+
+def test_a_parent_and_its_own_sub_category_are_not_given_together():
+    study = LabellingStudyFactory()
+    impact = study.codebook.dimensions.get(key="impact")
+    speed = impact.categories.get(key="speed")
+    CategoryFactory(dimension=impact, key="latency", parent=speed, position=2)
+    scheme = study_scheme(study=study)
+
+    assert errors(scheme, {"root-cause": "threading", "impact": ["speed", "speed/latency"]}) == {
+        "labels.impact": "'speed/latency' is within 'speed': give one of the two, not both"
+    }
+    chosen = labels_validate(
+        scheme=scheme, labels={"root-cause": "threading", "impact": ["speed/latency", "memory-use"]}
+    )
+    assert set(labels_paths(chosen)["impact"]) == {"speed/latency", "memory-use"}
 
 
 def test_not_an_object(scheme):

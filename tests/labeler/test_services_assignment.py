@@ -177,6 +177,45 @@ def test_revision_keeps_every_version_with_what_changed(study):
     }
 
 
+def test_a_revision_that_leaves_out_note_and_unsure_keeps_them(study):
+    alice = UserFactory()
+    held = assignment_next(study=study, user=alice)
+    assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="why", unsure=True)
+
+    assignment_submit(assignment_id=held.pk, user=alice, labels={"root-cause": "threading"})
+
+    saved = Assignment.objects.get(pk=held.pk)
+    assert (saved.version, saved.note, saved.unsure) == (2, "why", True)
+    second = AnnotationVersion.objects.get(assignment=held, number=2)
+    assert (second.note, second.unsure) == ("why", True)
+    assert set(second.changes) == {"root-cause", "impact"}
+
+
+def test_a_revision_may_still_clear_note_and_unsure(study):
+    alice = UserFactory()
+    held = assignment_next(study=study, user=alice)
+    assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="why", unsure=True)
+
+    assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="", unsure=False)
+
+    saved = Assignment.objects.get(pk=held.pk)
+    assert (saved.note, saved.unsure) == ("", False)
+    assert AnnotationVersion.objects.get(assignment=held, number=2).changes == {
+        "note": {"from": "why", "to": ""},
+        "unsure": {"from": True, "to": False},
+    }
+
+
+def test_a_first_submission_without_note_and_unsure_has_none(study):
+    alice = UserFactory()
+    held = assignment_next(study=study, user=alice)
+
+    assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
+
+    saved = Assignment.objects.get(pk=held.pk)
+    assert (saved.note, saved.unsure) == ("", False)
+
+
 def test_invalid_labels_store_nothing(study):
     alice = UserFactory()
     held = assignment_next(study=study, user=alice)
