@@ -1,8 +1,11 @@
 """Read a labels spreadsheet (CSV) made elsewhere. Pure: no Django.
 
 Columns: item,annotator,dimension,value[,note]. `item` is owner/name#number; `value` is a
-category key path, with `;` between the values of a multi-select dimension. Every problem is
-collected with its line number before anything is written.
+category key path, with `;` between the values of a multi-select dimension (empty: no label).
+Every bad row is collected with its line, so that the caller can add the problems it finds in
+the good rows and report them all before anything is written. A file that cannot be read (not
+UTF-8, a NUL, a bad header) is one error instead; broken CSV quoting ends the reading there,
+reported with the bad rows before it.
 """
 
 from __future__ import annotations
@@ -10,12 +13,16 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 REQUIRED_COLUMNS = ("item", "annotator", "dimension", "value")
 OPTIONAL_COLUMNS = ("note",)
+NON_EMPTY_CELLS = ("item", "annotator", "dimension")
 ITEM_PATTERN = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>[1-9][0-9]*)$")
 VALUE_SEPARATOR = ";"
+# Problems listed in full; the rest are counted. A mistake repeated on every row of a large
+# file would otherwise bury the others.
+MAX_PROBLEMS = 50
 
 
 @dataclass(frozen=True)
@@ -33,10 +40,41 @@ class LabelRow:
         return f"{self.repository}#{self.number}"
 
 
+@dataclass(frozen=True)
+class Problem:
+    line: int  # 0 for the file as a whole
+    text: str  # "source:line: what is wrong"
+
+
+@dataclass
+class LabelFile:
+    """The file's good rows, and a problem for each bad one."""
+
+    rows: list[LabelRow] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
 class AnnotationFileError(Exception):
-    def __init__(self, problems: list[str]):
+    """Problems of a labels file by line. `problems` shows at most MAX_PROBLEMS and a last line
+    counting the rest; `count` counts them all."""
+
+    def __init__(self, problems: list[str], count: int | None = None):
         self.problems = problems
+        self.count = len(problems) if count is None else count
         super().__init__("\n".join(problems))
+
+    @classmethod
+    def of(cls, problems: list[Problem], source: str) -> AnnotationFileError:
+        """The error listing `problems` in line order (same line: in the order found)."""
+        ordered = [problem.text for problem in sorted(problems, key=lambda p: p.line)]
+        if len(ordered) > MAX_PROBLEMS:
+            hidden = len(ordered) - MAX_PROBLEMS
+            ordered = [*ordered[:MAX_PROBLEMS], f"{source}: … and {hidden} more problems"]
+        return cls(ordered, count=len(problems))
+
+
+def _problem(source: str, line: int, what: str) -> Problem:
+    return Problem(line, f"{source}:{line}: {what}")
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -49,21 +87,26 @@ def _decode(data: bytes, source: str) -> str:
         ) from None
 
 
-def read_label_rows(data: bytes, source: str = "file") -> list[LabelRow]:
-    """The file's rows, or an AnnotationFileError listing every bad line."""
+def read_label_file(data: bytes, source: str = "file") -> LabelFile:
+    """The file's good rows and bad lines; AnnotationFileError when it cannot be read at all."""
     text = _decode(data, source)
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise AnnotationFileError([f"{source}:{line}: contains a NUL character"])
     reader = csv.reader(io.StringIO(text, newline=""))
+    columns = _columns(next(reader, None), source)
+    found = LabelFile()
     try:
-        return _rows(reader, source)
+        _read_rows(reader, columns, source, found)
     except csv.Error as error:
-        raise AnnotationFileError([f"{source}:{reader.line_num}: not valid CSV: {error}"]) from None
+        # Past broken quoting the reader cannot tell where rows start: stop there, with the
+        # rows read so far.
+        found.problems.append(_problem(source, reader.line_num, f"not valid CSV: {error}"))
+        raise AnnotationFileError.of(found.problems, source) from None
+    return found
 
 
-def _rows(reader, source: str) -> list[LabelRow]:
-    header = next(reader, None)
+def _columns(header: list[str] | None, source: str) -> list[str]:
     if header is None:
         raise AnnotationFileError([f"{source}: the file is empty"])
     columns = [name.strip().lower() for name in header]
@@ -76,9 +119,10 @@ def _rows(reader, source: str) -> list[LabelRow]:
         wanted = ",".join(REQUIRED_COLUMNS) + "[,note]"
         what = f"missing column {missing[0]!r}" if missing else f"unknown column {unknown[0]!r}"
         raise AnnotationFileError([f"{source}:1: {what}; the header must be {wanted}"])
+    return columns
 
-    rows: list[LabelRow] = []
-    problems: list[str] = []
+
+def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> None:
     first_seen: dict[tuple[str, str, str], int] = {}
     line = reader.line_num + 1
     for record in reader:
@@ -86,28 +130,33 @@ def _rows(reader, source: str) -> list[LabelRow]:
         if not any(cell.strip() for cell in record):
             continue
         if len(record) != len(columns):
-            problems.append(f"{source}:{start}: {len(record)} cells, the header has {len(columns)}")
+            found.problems.append(
+                _problem(source, start, f"{len(record)} cells, the header has {len(columns)}")
+            )
             continue
         cells = {name: cell.strip() for name, cell in zip(columns, record, strict=True)}
-        empty = [name for name in REQUIRED_COLUMNS if not cells[name]]
+        empty = [name for name in NON_EMPTY_CELLS if not cells[name]]
         if empty:
-            problems.append(f"{source}:{start}: {empty[0]} is empty")
+            found.problems.append(_problem(source, start, f"{empty[0]} is empty"))
             continue
         match = ITEM_PATTERN.match(cells["item"])
         if match is None:
-            problems.append(f"{source}:{start}: item {cells['item']!r} is not owner/name#number")
+            found.problems.append(
+                _problem(source, start, f"item {cells['item']!r} is not owner/name#number")
+            )
             continue
         # GitHub names are case-insensitive: PyTorch/PyTorch#1 is pytorch/pytorch#1.
         key = (cells["item"].lower(), cells["annotator"], cells["dimension"])
         if key in first_seen:
-            problems.append(
-                f"{source}:{start}: {cells['annotator']} labels {cells['dimension']} of "
-                f"{cells['item']} again (first on line {first_seen[key]})"
+            again = (
+                f"{cells['annotator']} labels {cells['dimension']} of {cells['item']} again "
+                f"(first on line {first_seen[key]})"
             )
+            found.problems.append(_problem(source, start, again))
             continue
         first_seen[key] = start
         values = tuple(v.strip() for v in cells["value"].split(VALUE_SEPARATOR) if v.strip())
-        rows.append(
+        found.rows.append(
             LabelRow(
                 line=start,
                 repository=match["repo"],
@@ -118,6 +167,3 @@ def _rows(reader, source: str) -> list[LabelRow]:
                 note=cells.get("note", ""),
             )
         )
-    if problems:
-        raise AnnotationFileError(problems)
-    return rows

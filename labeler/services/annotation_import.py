@@ -1,8 +1,9 @@
 """Import labels made elsewhere (a spreadsheet study) into a study: all rows or none.
 
-file -> rows (labeler.annotation_csv) -> checked against the study (items, annotators,
-labels_validate) -> written in one transaction as submitted assignments, each with its
-first version in the item's history.
+file -> good rows and bad rows (labeler.annotation_csv) -> good rows checked against the
+study (items, annotators, labels_validate) -> every problem reported at once, by line, or all
+written in one transaction as submitted assignments, each with its first version in the
+item's history.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from labeler.annotation_csv import AnnotationFileError, LabelRow, read_label_rows
+from labeler.annotation_csv import AnnotationFileError, LabelRow, Problem, read_label_file
 from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme
 from labeler.models import (
     Annotation,
@@ -56,8 +57,16 @@ def _group_labels(scheme: Scheme, rows: list[LabelRow]) -> dict:
     return labels
 
 
-def _label_problems(scheme: Scheme, item: str, annotator: str, rows: list[LabelRow], source: str):
-    """Problems of one annotator's labels for one item, each on the line of its row."""
+def _lines(rows: list[LabelRow]) -> str:
+    numbers = ", ".join(str(row.line) for row in rows)
+    return f"line {numbers}" if len(rows) == 1 else f"lines {numbers}"
+
+
+def _label_problems(
+    scheme: Scheme, item: str, annotator: str, rows: list[LabelRow], source: str
+) -> tuple[dict | None, list[Problem]]:
+    """Problems of one annotator's labels for one item, each on the line of its row; a
+    dimension with no row at all on the group's first line, naming the group's lines."""
     try:
         return labels_validate(scheme=scheme, labels=_group_labels(scheme, rows)), []
     except ValidationError as error:
@@ -65,9 +74,20 @@ def _label_problems(scheme: Scheme, item: str, annotator: str, rows: list[LabelR
         problems = []
         for field, messages in error.message_dict.items():
             dimension = field.removeprefix("labels.")
-            line = lines.get(dimension, rows[0].line)
-            where = f"{source}:{line}: {item}, {annotator}, {dimension}"
-            problems.extend(f"{where}: {message}" for message in messages)
+            if dimension in lines:
+                line = lines[dimension]
+                where = f"{source}:{line}: {item}, {annotator}, {dimension}"
+                problems.extend(Problem(line, f"{where}: {message}") for message in messages)
+            else:
+                # Only a required dimension can fail without a row: its values are None.
+                line = rows[0].line
+                problems.append(
+                    Problem(
+                        line,
+                        f"{source}:{line}: {item}, {annotator}: no row for required dimension "
+                        f"{dimension!r} ({annotator}'s rows for {item}: {_lines(rows)})",
+                    )
+                )
         return None, problems
 
 
@@ -84,9 +104,12 @@ def annotation_import(
     in the study join it in a new batch.
     """
     try:
-        rows = read_label_rows(data, source)
+        label_file = read_label_file(data, source)
     except AnnotationFileError as error:
-        raise AnnotationImportError(error.problems) from None
+        raise AnnotationImportError(error.problems, count=error.count) from None
+    rows = label_file.rows
+    # The file's bad rows, then what is wrong with the good ones: all reported together.
+    problems: list[Problem] = list(label_file.problems)
     scheme = study_scheme(study=study)
     groups: dict[tuple[tuple[str, int], str], list[LabelRow]] = defaultdict(list)
     spelled: dict[tuple[str, int], str] = {}
@@ -95,7 +118,6 @@ def annotation_import(
         spelled.setdefault(key, row.repository)
         groups[(key, row.annotator)].append(row)
 
-    problems: list[str] = []
     chosen = {}
     for (item_key, annotator), group in groups.items():
         item_ref = f"{item_key[0]}#{item_key[1]}"
@@ -106,14 +128,19 @@ def annotation_import(
     first_line = {}
     for row in rows:
         first_line.setdefault((row.repository.lower(), row.number), row.line)
+
+    def problem(line: int, what: str) -> None:
+        problems.append(Problem(line, f"{source}:{line}: {what}"))
+
     reports = _reports_by_key(list(first_line))
     missing = [key for key in first_line if key not in reports]
     if missing and not create_missing_reports:
-        problems.extend(
-            f"{source}:{first_line[key]}: unknown item {key[0]}#{key[1]} (not imported; import "
-            "its repository first, or pass --create-missing-reports to create a stub)"
-            for key in missing
-        )
+        for key in missing:
+            problem(
+                first_line[key],
+                f"unknown item {key[0]}#{key[1]} (not imported; import its repository first, "
+                "or pass --create-missing-reports to create a stub)",
+            )
 
     report_ids = [report.pk for report in reports.values()]
     items = {
@@ -132,17 +159,19 @@ def annotation_import(
     for (_, annotator), group in groups.items():
         if annotator in users and annotator not in study_annotators:
             if annotator not in reported_outsiders:
-                problems.append(
-                    f"{source}:{group[0].line}: {annotator} is an existing account but not an "
-                    f"annotator of study {study.slug}; add them as an annotator first"
+                problem(
+                    group[0].line,
+                    f"{annotator} is an existing account but not an annotator of study "
+                    f"{study.slug}; add them as an annotator first",
                 )
             reported_outsiders.add(annotator)
     for item in items.values():
         if item.adjudicated_at is not None:
             key = next(k for k, r in reports.items() if r.pk == item.report_id)
-            problems.append(
-                f"{source}:{first_line[key]}: {key[0]}#{key[1]} is adjudicated in study "
-                f"{study.slug}; its labels can no longer change"
+            problem(
+                first_line[key],
+                f"{key[0]}#{key[1]} is adjudicated in study {study.slug}; its labels can no "
+                "longer change",
             )
     taken = set(
         Assignment.objects.filter(item__in=items.values())
@@ -153,9 +182,9 @@ def annotation_import(
     for item_key, annotator in groups:
         report = reports.get(item_key)
         if report is not None and (report.pk, annotator) in taken:
-            problems.append(
-                f"{source}:{groups[(item_key, annotator)][0].line}: {annotator} already has "
-                f"{item_key[0]}#{item_key[1]} in study {study.slug}"
+            problem(
+                groups[(item_key, annotator)][0].line,
+                f"{annotator} already has {item_key[0]}#{item_key[1]} in study {study.slug}",
             )
         per_item[item_key] += 1
     for item_key, count in per_item.items():
@@ -164,12 +193,13 @@ def annotation_import(
         needed = item.needed if item else study.overlap
         already = item.claimed if item else 0
         if already + count > needed:
-            problems.append(
-                f"{source}:{first_line[item_key]}: {item_key[0]}#{item_key[1]} would have "
-                f"{already + count} annotators; the study's overlap is {needed} (raise it first)"
+            problem(
+                first_line[item_key],
+                f"{item_key[0]}#{item_key[1]} would have {already + count} annotators; the "
+                f"study's overlap is {needed} (raise it first)",
             )
     if problems:
-        raise AnnotationImportError(sorted(problems, key=_line_order))
+        raise AnnotationImportError.of(problems, source)
 
     return _write(
         study=study,
@@ -181,12 +211,6 @@ def annotation_import(
         users=users,
         source=source,
     )
-
-
-def _line_order(problem: str) -> int:
-    location = problem.split(": ", 1)[0]
-    number = location.rpartition(":")[2]
-    return int(number) if number.isdigit() else 0
 
 
 def _reports_by_key(keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:

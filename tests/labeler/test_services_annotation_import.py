@@ -1,12 +1,21 @@
 """Importing labels made elsewhere: all rows or none."""
 
 import pytest
+from django.contrib.auth import get_user_model
 
-from labeler.models import Annotation, AnnotationVersion, Assignment, StudyItem, StudyMember
+from labeler.annotation_csv import MAX_PROBLEMS
+from labeler.models import (
+    Annotation,
+    AnnotationVersion,
+    Assignment,
+    StudyBatch,
+    StudyItem,
+    StudyMember,
+)
 from labeler.services.annotation_import import AnnotationImportError, annotation_import
 from labeler.services.assignment import assignment_expire_stale, assignment_next
 from labeler.services.studies import study_member_add
-from mining.models import BugReport
+from mining.models import BugReport, Repository
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
@@ -100,7 +109,8 @@ def test_unknown_category_suggests_the_closest_and_writes_nothing(study):
         "(it labels: root-cause, impact); did you mean 'impact'?",
         "l.csv:4: pytorch/pytorch#1, bob, root-cause: 'memory' has sub-categories; choose one "
         "of: memory/leak, memory/bloat",
-        "l.csv:5: pytorch/pytorch#1, carol, root-cause: this dimension is required",
+        "l.csv:5: pytorch/pytorch#1, carol: no row for required dimension 'root-cause' "
+        "(carol's rows for pytorch/pytorch#1: line 5)",
     ]
     assert nothing_written()
 
@@ -134,9 +144,114 @@ def test_someone_who_already_labelled_the_item_is_refused(study):
 
 def test_file_problems_come_through(study):
     found = problems(
-        study, HEADER + "pytorch/pytorch#1,al,root-cause,x,\npytorch/pytorch#1,al,root-cause,y,\n"
+        study,
+        HEADER + "pytorch/pytorch#1,al,root-cause,leak,\npytorch/pytorch#1,al,root-cause,y,\n",
     )
     assert found == ["l.csv:3: al labels root-cause of pytorch/pytorch#1 again (first on line 2)"]
+
+
+def test_a_file_that_cannot_be_read_is_one_problem(study):
+    data = (HEADER + "pytorch/pytorch#1,J\u00e9r\u00f4me,root-cause,leak,\n").encode("latin-1")
+
+    with pytest.raises(AnnotationImportError) as error:
+        annotation_import(study=study, data=data, source="l.csv")
+
+    assert error.value.problems == ["l.csv:2: not UTF-8 (byte 0xe9); save the file as UTF-8"]
+    assert error.value.count == 1
+    assert nothing_written()
+
+
+def table_counts():
+    models = (Annotation, AnnotationVersion, Assignment, BugReport, StudyItem, StudyMember)
+    counts = {model.__name__: model.objects.count() for model in models}
+    counts["User"] = get_user_model().objects.count()
+    counts["Repository"] = Repository.objects.count()
+    counts["StudyBatch"] = StudyBatch.objects.count()
+    return counts
+
+
+def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(study):
+    UserFactory(username="admin-person")
+    before = table_counts()
+    text = (
+        HEADER
+        + "pytorch/pytorch#1,alice,root-cause,memory/leak,\n"  # 2: good
+        + "pytorch/pytorch#1,alice,impact,sped,\n"  # 3: unknown category
+        + "pytorch/pytorch#2,bob,impact,speed,\n"  # 4: good, but #2 gets 3 annotators
+        + "pytorch/pytorch#2,bob,root-cause,threading,\n"  # 5: good
+        + "pytorch/pytorch#1,alice,root-cause,threading,\n"  # 6: duplicate of 2
+        + "keras-team/keras#9,alice,root-cause,threading,\n"  # 7: unknown item
+        + "pytorch/pytorch#2,carol,root-cause,memory,\n"  # 8: a parent, leaf required
+        + "pytorch/pytorch#2,dave,impact,speed,\n"  # 9: dave has no root-cause
+        + "pytorch/pytorch#2,carol,impakt,speed,\n"  # 10: unknown dimension
+        + "pytorch/pytorch#2,dave,rootcause,threading,\n"  # 11: unknown dimension
+        + "pytorch/pytorch 2,erin,root-cause,threading,\n"  # 12: not an item
+        + "pytorch/pytorch#1,,root-cause,threading,\n"  # 13: no annotator
+        + "pytorch/pytorch#1,frank,root-cause\n"  # 14: cells missing
+        + "pytorch/pytorch#1,admin-person,root-cause,threading,\n"  # 15: not in the study
+    )
+
+    found = problems(study, text)
+
+    assert found == [
+        "l.csv:3: pytorch/pytorch#1, alice, impact: no category 'sped' in dimension 'impact'; "
+        "did you mean 'speed'?",
+        "l.csv:4: pytorch/pytorch#2 would have 3 annotators; the study's overlap is 2 (raise it "
+        "first)",
+        "l.csv:6: alice labels root-cause of pytorch/pytorch#1 again (first on line 2)",
+        "l.csv:7: unknown item keras-team/keras#9 (not imported; import its repository first, "
+        "or pass --create-missing-reports to create a stub)",
+        "l.csv:8: pytorch/pytorch#2, carol, root-cause: 'memory' has sub-categories; choose "
+        "one of: memory/leak, memory/bloat",
+        "l.csv:9: pytorch/pytorch#2, dave: no row for required dimension 'root-cause' (dave's "
+        "rows for pytorch/pytorch#2: lines 9, 11)",
+        "l.csv:10: pytorch/pytorch#2, carol, impakt: the study does not label dimension "
+        "'impakt' (it labels: root-cause, impact); did you mean 'impact'?",
+        "l.csv:11: pytorch/pytorch#2, dave, rootcause: the study does not label dimension "
+        "'rootcause' (it labels: root-cause, impact); did you mean 'root-cause'?",
+        "l.csv:12: item 'pytorch/pytorch 2' is not owner/name#number",
+        "l.csv:13: annotator is empty",
+        "l.csv:14: 3 cells, the header has 5",
+        "l.csv:15: admin-person is an existing account but not an annotator of study sheet; "
+        "add them as an annotator first",
+    ]
+    assert table_counts() == before
+    assert nothing_written()
+
+
+def test_past_the_cap_problems_are_counted_not_listed(study):
+    rows = "".join(f"pytorch/pytorch#1,a{n},root-cause,leek,\n" for n in range(MAX_PROBLEMS + 5))
+
+    with pytest.raises(AnnotationImportError) as error:
+        run(study, HEADER + "pytorch/pytorch#1,x,root-cause,leak,\n" + rows)
+
+    listed = error.value.problems
+    # Each annotator's unknown category, and #1 with more annotators than the overlap.
+    assert error.value.count == MAX_PROBLEMS + 6
+    assert len(listed) == MAX_PROBLEMS + 1
+    assert listed[0] == (
+        f"l.csv:2: pytorch/pytorch#1 would have {MAX_PROBLEMS + 6} annotators; the study's "
+        "overlap is 2 (raise it first)"
+    )
+    assert listed[1].startswith("l.csv:3: pytorch/pytorch#1, a0, root-cause: no category 'leek'")
+    assert listed[-1] == "l.csv: … and 6 more problems"
+
+
+def test_an_empty_value_is_no_label_and_for_a_required_dimension_a_problem_on_its_line(study):
+    found = problems(
+        study,
+        HEADER
+        + "pytorch/pytorch#1,alice,root-cause,,\n"
+        + "pytorch/pytorch#1,bob,root-cause,leak,\n"
+        + "pytorch/pytorch#1,bob,impact,,\n",
+    )
+    assert found == ["l.csv:2: pytorch/pytorch#1, alice, root-cause: this dimension is required"]
+
+    run(study, HEADER + "pytorch/pytorch#1,bob,root-cause,leak,\npytorch/pytorch#1,bob,impact,,\n")
+
+    assert dict(Annotation.objects.values_list("dimension__key", "values")) == {
+        "root-cause": ["memory/leak"]
+    }
 
 
 def test_an_existing_account_outside_the_study_is_not_credited(study):

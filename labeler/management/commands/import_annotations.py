@@ -39,7 +39,7 @@ class Command(BaseCommand):
                 create_missing_reports=create_missing_reports,
             )
         except AnnotationImportError as error:
-            count = len(error.problems)
+            count = error.count
             raise CommandError(
                 f"{count} problem{'s' if count != 1 else ''}; nothing was imported:\n"
                 + "\n".join(error.problems)
