@@ -4,11 +4,72 @@ Every error answers `{"message": "...", "fields": {"<field>": ["..."]}}`; `field
 what was wrong where, and is empty when the error is not about one input field.
 """
 
+import difflib
+from collections.abc import Iterable, Mapping
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
+
+# The largest id a PostgreSQL bigint holds: a larger one in a URL names nothing.
+MAX_ID = 2**63 - 1
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The known name `name` most likely misspells or abbreviates, if any is close."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    if close:
+        return close[0]
+    return next((k for k in known if k.startswith(name) or name.startswith(k)), None)
+
+
+def unknown_field_message(name: str, known: Iterable[str]) -> str:
+    known = sorted(known)
+    close = closest_name(name, known)
+    if close is not None:
+        return f"unknown field {name!r}: did you mean {close!r}?"
+    return f"unknown field {name!r} (known: {', '.join(known)})"
+
+
+class RejectUnknownFieldsMixin:
+    """A serializer that refuses keys it does not define, naming each and the closest known
+    one: a misspelt filter must not be ignored and silently widen a study's frame.
+    `ignored_fields` names keys taken without effect (a create body sent to preview)."""
+
+    ignored_fields: tuple[str, ...] = ()
+
+    def to_internal_value(self, data):
+        unknown = {}
+        if isinstance(data, Mapping):
+            known = [name for name, field in self.fields.items() if not field.read_only]
+            known += [name for name in self.ignored_fields if name not in known]
+            unknown = {
+                key: [unknown_field_message(str(key), known)] for key in data if key not in known
+            }
+        try:
+            value = super().to_internal_value(data)
+        except exceptions.ValidationError as error:
+            if unknown and isinstance(error.detail, dict):
+                raise exceptions.ValidationError({**unknown, **error.detail}) from None
+            raise
+        if unknown:
+            raise exceptions.ValidationError(unknown)
+        return value
+
+
+class IdLookupMixin:
+    """Viewsets looked up by a numeric id: anything but ASCII digits, or a number too large for
+    the database, answers this API's 404 before any query sees it (PostgreSQL would refuse it
+    with an error)."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        value = kwargs.get(self.lookup_url_kwarg or self.lookup_field)
+        if value is not None and not (value.isascii() and value.isdigit() and int(value) <= MAX_ID):
+            raise exceptions.NotFound()
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:

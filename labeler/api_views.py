@@ -6,6 +6,8 @@ their role does not allow answers 403, an anonymous request 401.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch
 from django.http import Http404, HttpResponse
@@ -15,6 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from labeler.api import IdLookupMixin, closest_name
 from labeler.filters import AnnotationFilter, AssignmentFilter, StudyFilter, StudyItemFilter
 from labeler.frames import FrameQuery
 from labeler.labels import study_scheme
@@ -25,7 +28,7 @@ from labeler.permissions import (
     study_get_for_user,
     user_can_create_study,
 )
-from labeler.sampling import SampleSpec
+from labeler.sampling import SampleSpec, sample_warnings
 from labeler.selectors import (
     annotation_list_visible,
     assignment_labels,
@@ -64,6 +67,7 @@ from labeler.serializers import (
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from labeler.services.studies import (
     new_seed,
+    plan_warnings,
     sample_spec_parse,
     study_create,
     study_item_priority_set,
@@ -104,7 +108,34 @@ def _batch_data(batch) -> dict:
         "frame_size": batch.frame_size,
         "sample_size": batch.sample_size,
         "strata": batch.strata,
+        "warnings": sample_warnings(SampleSpec.from_dict(batch.sampling), batch.frame_size),
     }
+
+
+def _codebook(key: str, version: str | None) -> Codebook:
+    """The codebook at that version (default: the newest); a 400 on `codebook` naming what is
+    loaded when there is none."""
+    codebooks = Codebook.objects.filter(key=key)
+    if version is not None:
+        codebooks = codebooks.filter(version=version)
+    codebook = codebooks.order_by("-created_at").first()
+    if codebook is not None:
+        return codebook
+    if version is not None:
+        versions = list(Codebook.objects.filter(key=key).values_list("version", flat=True))
+        if versions:
+            raise ValidationError(
+                {
+                    "codebook_version": f"codebook {key!r} has no version {version!r} "
+                    f"(it has: {', '.join(sorted(versions))})"
+                }
+            )
+    keys = sorted(set(Codebook.objects.values_list("key", flat=True)))
+    close = closest_name(key, keys)
+    hint = f"did you mean {close!r}? " if close else ""
+    raise ValidationError(
+        {"codebook": f"no codebook {key!r} ({hint}loaded: {', '.join(keys) or 'none'})"}
+    )
 
 
 class StudyViewSet(
@@ -130,13 +161,9 @@ class StudyViewSet(
         body = StudyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        codebooks = Codebook.objects.filter(key=data["codebook"])
-        if "codebook_version" in data:
-            codebooks = codebooks.filter(version=data["codebook_version"])
-        codebook = codebooks.order_by("-created_at").first()
-        if codebook is None:
-            raise Http404(f"no codebook {data['codebook']!r} at that version")
+        codebook = _codebook(data["codebook"], data.get("codebook_version"))
         frame, sample = _frame_and_sample(data)
+        hold_minutes = data.get("hold_minutes")
         study, batch = study_create(
             slug=data["slug"],
             name=data["name"],
@@ -148,6 +175,7 @@ class StudyViewSet(
             overlap=data["overlap"],
             guidelines=data["guidelines"],
             item_order=data["item_order"],
+            hold_timeout=None if hold_minutes is None else dt.timedelta(minutes=hold_minutes),
             created_by=request.user,
         )
         payload = {"study": study, "batch": _batch_data(batch)}
@@ -165,7 +193,12 @@ class StudyViewSet(
         seed = body.validated_data.get("seed")
         seed = new_seed() if seed is None else seed
         plan = study_sample_preview(frame=frame, sample=sample, seed=seed)
-        return Response(SamplePreviewResultSerializer({**plan.to_dict(), "seed": seed}).data)
+        warnings = plan_warnings(plan=plan, frame=frame, sample=sample)
+        return Response(
+            SamplePreviewResultSerializer(
+                {**plan.to_dict(), "seed": seed, "warnings": warnings}
+            ).data
+        )
 
     @extend_schema(
         request=None,
@@ -268,6 +301,7 @@ class StudyViewSet(
 
 
 class StudyItemViewSet(
+    IdLookupMixin,
     SchemaSafeMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -304,14 +338,17 @@ class StudyItemViewSet(
 
 
 class AssignmentViewSet(
-    SchemaSafeMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    IdLookupMixin,
+    SchemaSafeMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
 ):
     """Your assignments; leads also see every assignment of their studies (e.g. skips)."""
 
     model = Assignment
     serializer_class = AssignmentSerializer
     filterset_class = AssignmentFilter
-    lookup_value_regex = r"\d+"
 
     def visible(self, user):
         annotations = Annotation.objects.select_related("dimension").order_by("dimension__position")
@@ -341,7 +378,7 @@ class AssignmentViewSet(
         return Response(submission_data(assignment, labels))
 
 
-class AnnotationViewSet(SchemaSafeMixin, viewsets.ReadOnlyModelViewSet):
+class AnnotationViewSet(IdLookupMixin, SchemaSafeMixin, viewsets.ReadOnlyModelViewSet):
     """Labels you may see: your own; in studies you lead, everyone's; once adjudicated, all."""
 
     model = Annotation

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -14,6 +15,7 @@ from django.core.exceptions import ValidationError
 from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.models import Study, StudyMember
 from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
+from labeler.services.studies import HOLD_MINUTES_MAX, HOLD_MINUTES_MIN, HOLD_MINUTES_RANGE
 from mining.models import DEFAULT_PERFORMANCE_KEYWORDS, Repository
 from taxonomy.models import Codebook, Dimension
 
@@ -26,8 +28,8 @@ SERVICE_ERROR_FIELDS = {
     "sample.stratify": "stratify",
     "mode": "sample_mode",
     "size": "sample_size",
-    "users": "usernames",
     "username": "usernames",
+    "hold_timeout": "hold_minutes",
 }
 HAS_FIX_CHOICES = [("", "either"), ("yes", "with a linked fix"), ("no", "without a fix")]
 
@@ -138,7 +140,7 @@ class SampleFieldsMixin(forms.Form):
         values = {
             name: self.data.getlist(name) if hasattr(self.data, "getlist") else self.data.get(name)
             for name in sorted(self.fields)
-            if name not in {"previewed", "guidelines", "name", "slug"}
+            if name not in {"previewed", "guidelines", "name", "slug", "hold_minutes"}
         }
         canonical = json.dumps(values, sort_keys=True, default=str)
         return hashlib.sha256(canonical.encode()).hexdigest()
@@ -197,6 +199,16 @@ class StudySetupForm(SampleFieldsMixin):
     item_order = forms.ChoiceField(
         label="Hand out", choices=Study.ItemOrder.choices, initial=Study.ItemOrder.RANDOM
     )
+    hold_minutes = forms.IntegerField(
+        label="Hold time (minutes)",
+        min_value=HOLD_MINUTES_MIN,
+        max_value=HOLD_MINUTES_MAX,
+        initial=30,
+        required=False,
+        error_messages={"min_value": HOLD_MINUTES_RANGE, "max_value": HOLD_MINUTES_RANGE},
+        help_text="An item held this long without a submission returns to the pool "
+        f"({HOLD_MINUTES_MIN} to {HOLD_MINUTES_MAX}; empty: 30).",
+    )
     guidelines = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 8}), required=False, help_text="Markdown."
     )
@@ -223,6 +235,7 @@ class StudySetupForm(SampleFieldsMixin):
         "seed",
         "overlap",
         "item_order",
+        "hold_minutes",
         "guidelines",
     ]
 
@@ -266,6 +279,10 @@ class StudySetupForm(SampleFieldsMixin):
 
     def dimension_keys(self) -> list[str]:
         return [d.key for d in self.cleaned_data.get("dimensions") or []]
+
+    def hold_timeout(self) -> dt.timedelta | None:
+        minutes = self.cleaned_data.get("hold_minutes")
+        return None if minutes is None else dt.timedelta(minutes=minutes)
 
 
 class BatchForm(SampleFieldsMixin):

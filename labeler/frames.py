@@ -169,6 +169,27 @@ class FrameQuery:
             raise ValidationError({"created_to": "must not be before created_from"})
         return frame
 
+    def describe(self) -> str:
+        """The filters that are set, for messages: "repositories a/b; created from 2030-01-01"."""
+        parts = []
+        if self.repositories:
+            parts.append(f"repositories {', '.join(self.repositories)}")
+        if self.candidates:
+            parts.append(f"{self.candidates.value} candidates")
+        if self.state is not StateFilter.ALL:
+            parts.append(f"state {self.state.value}")
+        if self.has_fix is not None:
+            parts.append("with a linked fix" if self.has_fix else "without a fix")
+        if self.labels:
+            parts.append(f"labels {', '.join(self.labels)}")
+        if self.created_from:
+            parts.append(f"created from {self.created_from.isoformat()}")
+        if self.created_to:
+            parts.append(f"created to {self.created_to.isoformat()}")
+        if self.keywords:
+            parts.append(f"keywords {', '.join(self.keywords)}")
+        return f"filters: {'; '.join(parts)}" if parts else "no filters"
+
     def to_dict(self) -> dict:
         return {
             "repositories": list(self.repositories),

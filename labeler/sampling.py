@@ -113,6 +113,14 @@ def sample_size(spec: SampleSpec, population: int) -> int:
     )
 
 
+def sample_warnings(spec: SampleSpec, frame_size: int) -> list[str]:
+    """What a draw does that was not asked for, to tell whoever asked: a fixed size larger
+    than the frame draws the whole frame."""
+    if spec.mode is SampleMode.SIZE and spec.size is not None and 0 < frame_size < spec.size:
+        return [f"sample capped at the frame size: {frame_size} (asked for {spec.size})"]
+    return []
+
+
 def allocate_proportionally(
     strata: Mapping[Hashable, int], n: int, *, seed: int | None = None
 ) -> dict[Hashable, int]:

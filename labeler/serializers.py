@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
+from labeler.api import RejectUnknownFieldsMixin
 from labeler.frames import Candidates, StateFilter
 from labeler.labels import FROZEN_SCHEMES_KEPT, Scheme
 from labeler.models import (
@@ -19,6 +20,7 @@ from labeler.models import (
     StudyMember,
 )
 from labeler.sampling import SampleMode
+from labeler.services.studies import HOLD_MINUTES_MAX, HOLD_MINUTES_MIN, HOLD_MINUTES_RANGE
 from mining.models import BugReport, Comment
 from taxonomy.models import Category, Dimension
 
@@ -63,7 +65,7 @@ class StateFilterField(serializers.ChoiceField):
         super().__init__(choices=list(StateFilter), **kwargs)
 
 
-class FrameSerializer(serializers.Serializer):
+class FrameSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     repositories = serializers.ListField(child=serializers.CharField(), required=False)
     candidates = serializers.ChoiceField(choices=list(Candidates), required=False, allow_null=True)
     state = StateFilterField(default=StateFilter.ALL)
@@ -71,9 +73,15 @@ class FrameSerializer(serializers.Serializer):
     labels = serializers.ListField(child=serializers.CharField(), required=False)
     created_from = serializers.DateField(required=False, allow_null=True)
     created_to = serializers.DateField(required=False, allow_null=True)
+    keywords = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Candidate keywords replacing each repository's own (label rules still "
+        "count); without `candidates`, the reports mentioning any of them.",
+    )
 
 
-class SampleSerializer(serializers.Serializer):
+class SampleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     mode = serializers.ChoiceField(choices=list(SampleMode), default=SampleMode.ALL)
     size = serializers.IntegerField(min_value=1, required=False, allow_null=True)
     confidence = serializers.FloatField(required=False, allow_null=True)
@@ -81,7 +89,19 @@ class SampleSerializer(serializers.Serializer):
     stratify = serializers.CharField(required=False, allow_null=True, allow_blank=True)
 
 
-class SamplePreviewSerializer(serializers.Serializer):
+class SamplePreviewSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    # The rest of a create body: the same body previews, then creates.
+    ignored_fields = (
+        "slug",
+        "name",
+        "codebook",
+        "codebook_version",
+        "dimensions",
+        "overlap",
+        "guidelines",
+        "item_order",
+        "hold_minutes",
+    )
     frame = FrameSerializer(required=False, default=dict)
     sample = SampleSerializer(required=False, default=dict)
     seed = serializers.IntegerField(
@@ -108,9 +128,17 @@ class StudyCreateSerializer(SamplePreviewSerializer):
     item_order = serializers.ChoiceField(
         choices=Study.ItemOrder.choices, default=Study.ItemOrder.RANDOM
     )
+    hold_minutes = serializers.IntegerField(
+        required=False,
+        min_value=HOLD_MINUTES_MIN,
+        max_value=HOLD_MINUTES_MAX,
+        error_messages={"min_value": HOLD_MINUTES_RANGE, "max_value": HOLD_MINUTES_RANGE},
+        help_text="A held item nobody submits returns to the pool after this many minutes "
+        f"({HOLD_MINUTES_MIN} to {HOLD_MINUTES_MAX}); default 30.",
+    )
 
 
-class BatchCreateSerializer(serializers.Serializer):
+class BatchCreateSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     frame = FrameSerializer(required=False, help_text="Defaults to the study's frame.")
     sample = SampleSerializer(required=False, help_text="Defaults to the study's sampling.")
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**62)
@@ -126,6 +154,11 @@ class SamplePlanSerializer(serializers.Serializer):
     frame_size = serializers.IntegerField()
     sample_size = serializers.IntegerField()
     strata = StratumSerializer(many=True)
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the draw does that was not asked for, or why it would draw nothing, "
+        "e.g. 'sample capped at the frame size: 43 (asked for 1000)'.",
+    )
 
 
 class SamplePreviewResultSerializer(SamplePlanSerializer):
@@ -436,6 +469,6 @@ class MemberSerializer(serializers.ModelSerializer):
         fields = ["username", "role"]
 
 
-class MemberAddSerializer(serializers.Serializer):
+class MemberAddSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     usernames = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1)
     role = serializers.ChoiceField(choices=StudyMember.Role.choices)

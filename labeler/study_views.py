@@ -27,7 +27,7 @@ from labeler.frames import STRATA, FrameQuery
 from labeler.labels import study_scheme
 from labeler.models import Assignment, SkipReason, StudyItem, StudyMember
 from labeler.permissions import study_get_for_user, user_can_create_study
-from labeler.sampling import SampleMode, SampleSpec, cochran_figures
+from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
 from labeler.selectors import (
     assignment_list_visible,
     item_history,
@@ -37,6 +37,7 @@ from labeler.selectors import (
 from labeler.services.annotation_import import AnnotationImportError, annotation_import
 from labeler.services.studies import (
     new_seed,
+    plan_warnings,
     study_create,
     study_items_add,
     study_member_remove,
@@ -53,14 +54,23 @@ SHORTCUTS = [
         "choose the Nth option of the focused dimension; in a list of more than 9, "
         "type two digits quickly for 10 and up (1 then 2: the 12th)",
     ),
-    ("Tab / Shift+Tab", "next / previous dimension"),
+    ("the chosen option's number", "un-choose it (Space on a chosen option too)"),
+    ("Delete", "clear every choice of the focused dimension"),
+    (
+        "Tab / Shift+Tab",
+        "next / previous dimension; after the last one, the note, then Unsure and Submit "
+        "(never back to the first dimension); Shift+Tab in the note comes back",
+    ),
     ("↑ ↓", "move the highlight; Space chooses the highlighted option"),
+    ("→", "open the highlighted option's sub-categories without choosing it"),
     ("Backspace / Esc", "back up to the parent category"),
+    ("Shift+↓ / Shift+↑", "scroll a long definition"),
     ("u", "mark as unsure (or not)"),
     ("n", "write a note; Ctrl+Enter submits from the note, Esc leaves it"),
     ("Enter", "submit the labels"),
     ("s", "skip the item, then 1 to 3 picks the reason"),
     ("p", "reopen your previous submission to revise it"),
+    ("h", "this item's history (your versions) in a new tab"),
     ("?", "show or hide these shortcuts"),
 ]
 
@@ -112,14 +122,21 @@ def _cochran(sample: SampleSpec, frame_size: int) -> dict | None:
     }
 
 
-def _preview(*, plan, frame: FrameQuery, sample: SampleSpec) -> dict:
+def _preview(*, plan, frame: FrameQuery, sample: SampleSpec, in_study: bool = False) -> dict:
     """What the preview step shows before anything is drawn."""
     return {
         "plan": plan,
         "cochran": _cochran(sample, plan.frame_size),
         "stratify": STRATA[sample.stratify].label if sample.stratify else None,
         "keywords": frame.keywords,
+        "warnings": plan_warnings(plan=plan, frame=frame, sample=sample, in_study=in_study),
     }
+
+
+def _drawn_text(batch) -> str:
+    """The end of a draw's success message: what it did that was not asked for, if anything."""
+    warnings = sample_warnings(SampleSpec.from_dict(batch.sampling), batch.frame_size)
+    return "".join(f"; {warning}" for warning in warnings) + "."
 
 
 def _with_seed(request) -> dict:
@@ -175,10 +192,13 @@ def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: Samp
         overlap=data["overlap"],
         guidelines=data["guidelines"],
         item_order=data["item_order"],
+        hold_timeout=form.hold_timeout(),
         created_by=request.user,
     )
     messages.success(
-        request, f"Study created: {batch.sample_size} items drawn from {batch.frame_size} reports."
+        request,
+        f"Study created: {batch.sample_size} items drawn from {batch.frame_size} reports"
+        + _drawn_text(batch),
     )
     return redirect("studies:detail", slug=study.slug)
 
@@ -198,6 +218,7 @@ def study_detail(request, slug: str):
             None,
         ),
         "dimensions": study.dimensions.order_by("position"),
+        "hold_minutes": study.hold_timeout.total_seconds() / 60,
         "batches": study.batches.all(),
         "frame_summary": _frame_summary(study.frame),
         "guidelines_html": render_markdown(study.guidelines),
@@ -265,7 +286,7 @@ def study_batch_add(request, slug: str):
                 messages.success(
                     request,
                     f"Batch {batch.number} drawn: {batch.sample_size} new items "
-                    f"from {batch.frame_size} reports not yet in the study.",
+                    f"from {batch.frame_size} reports not yet in the study" + _drawn_text(batch),
                 )
                 return redirect("studies:detail", slug=study.slug)
             plan = study_sample_preview(
@@ -274,7 +295,7 @@ def study_batch_add(request, slug: str):
         except ValidationError as error:
             add_service_errors(form, error)
         else:
-            preview = _preview(plan=plan, frame=frame, sample=sample)
+            preview = _preview(plan=plan, frame=frame, sample=sample, in_study=True)
             form.data["previewed"] = fingerprint
     return render(
         request,
@@ -333,6 +354,7 @@ def study_import(request, slug: str):
     _require_lead(access)
     form = LabelsImportForm()
     problems: list[str] = []
+    problem_count = 0
     if request.method == "POST":
         form = LabelsImportForm(request.POST, request.FILES)
         if form.is_valid():
@@ -345,9 +367,10 @@ def study_import(request, slug: str):
                     create_missing_reports=form.cleaned_data["create_missing_reports"],
                 )
             except AnnotationImportError as error:
-                problems = error.problems
+                problems, problem_count = error.problems, error.count
             except ValidationError as error:
                 problems = error.messages
+                problem_count = len(problems)
             else:
                 messages.success(
                     request,
@@ -358,7 +381,7 @@ def study_import(request, slug: str):
     return render(
         request,
         "labeler/study_import.html",
-        {"study": study, "form": form, "problems": problems},
+        {"study": study, "form": form, "problems": problems, "problem_count": problem_count},
     )
 
 
@@ -512,14 +535,26 @@ def _commit_json(commit) -> dict:
 
 
 def _pull_request_json(pull_request) -> dict:
+    """A fixing pull request. One only named by a link and never fetched is a bare row (no
+    GitHub id, no title): it claims no state, and links to GitHub by its repository."""
+    imported = pull_request.github_id is not None or bool(pull_request.title)
+    web_schemes = ("https://", "http://")
+    url = pull_request.html_url
+    if not url.lower().startswith(web_schemes):
+        repository = pull_request.repository
+        web = repository.html_url.rstrip("/")
+        if not web.lower().startswith(web_schemes):
+            web = f"https://github.com/{repository.full_name}"
+        url = f"{web}/pull/{pull_request.number}"
     return {
         "number": pull_request.number,
+        "imported": imported,
         "title": pull_request.title,
-        "state": pull_request.state,
+        "state": pull_request.state if imported else None,
         "merged": pull_request.merged,
         "additions": pull_request.additions,
         "deletions": pull_request.deletions,
-        "url": pull_request.html_url,
+        "url": url,
     }
 
 

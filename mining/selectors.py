@@ -65,9 +65,9 @@ def report_for_reading(report_id: int) -> BugReport:
             Prefetch("comments", queryset=Comment.objects.order_by("created_at", "github_id")),
             Prefetch(
                 "fix_links",
-                queryset=FixLink.objects.select_related("commit", "pull_request").order_by(
-                    "strength", "evidence", "target"
-                ),
+                queryset=FixLink.objects.select_related(
+                    "commit", "pull_request__repository"
+                ).order_by("strength", "evidence", "target"),
             ),
         )
         .get(pk=report_id)

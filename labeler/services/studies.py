@@ -12,9 +12,21 @@ from django.db.models import Max
 
 from labeler.frames import FrameQuery, frame_reports, stratum_expression
 from labeler.models import Study, StudyBatch, StudyItem, StudyMember
-from labeler.sampling import SamplePlan, SampleSpec, SampleSpecError, draw_sample, sample_plan
+from labeler.sampling import (
+    SamplePlan,
+    SampleSpec,
+    SampleSpecError,
+    draw_sample,
+    sample_plan,
+    sample_warnings,
+)
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
+
+# How long an item may be held without a submission before it returns to the pool.
+HOLD_MINUTES_MIN = 1
+HOLD_MINUTES_MAX = 24 * 60
+HOLD_MINUTES_RANGE = f"must be between {HOLD_MINUTES_MIN} and {HOLD_MINUTES_MAX} minutes (24 hours)"
 
 
 def _frame_units(*, frame: FrameQuery, sample: SampleSpec, study: Study | None):
@@ -36,6 +48,28 @@ def study_sample_preview(
     return sample_plan(sample, _frame_units(frame=frame, sample=sample, study=study), seed=seed)
 
 
+def sample_empty_message(*, frame: FrameQuery, in_study: bool) -> str:
+    """Why a draw would take nothing, naming the frame's filters."""
+    if in_study:
+        return (
+            f"matched no report not already in the study ({frame.describe()}): a batch needs "
+            "at least one new item"
+        )
+    return (
+        f"matched no report ({frame.describe()}): a study needs at least one item; widen the frame"
+    )
+
+
+def plan_warnings(
+    *, plan: SamplePlan, frame: FrameQuery, sample: SampleSpec, in_study: bool = False
+) -> list[str]:
+    """What to tell the user about a previewed draw: that it would take nothing, or that it
+    takes less than asked for."""
+    if plan.sample_size == 0:
+        return [f"the frame {sample_empty_message(frame=frame, in_study=in_study)}"]
+    return sample_warnings(sample, plan.frame_size)
+
+
 def new_seed() -> int:
     return secrets.randbelow(2**31)
 
@@ -48,16 +82,28 @@ def batch_slot(*, study: Study) -> tuple[int, int]:
     return number, 0 if items["position"] is None else items["position"] + 1
 
 
-def _batch_draw(
+def _draw(
+    *, frame: FrameQuery, sample: SampleSpec, seed: int, study: Study | None
+) -> tuple[SamplePlan, list[int]]:
+    """The plan and the drawn report ids; refused when nothing would be drawn."""
+    units = _frame_units(frame=frame, sample=sample, study=study)
+    plan, drawn = draw_sample(sample, units, seed)
+    if not drawn:
+        message = sample_empty_message(frame=frame, in_study=study is not None)
+        raise ValidationError({"frame": message})
+    return plan, drawn
+
+
+def _batch_store(
     *,
     study: Study,
     frame: FrameQuery,
     sample: SampleSpec,
     seed: int,
+    plan: SamplePlan,
+    drawn: list[int],
     created_by,
 ) -> StudyBatch:
-    units = _frame_units(frame=frame, sample=sample, study=study)
-    plan, drawn = draw_sample(sample, units, seed)
     number, start = batch_slot(study=study)
     batch = StudyBatch(
         study=study,
@@ -118,7 +164,8 @@ def study_create(
     """Create a study, pin (freeze) its codebook version and draw its first batch of items.
 
     `dimension_keys` defaults to every dimension of the codebook. The creator, if given,
-    becomes a lead of the study.
+    becomes a lead of the study. Refused, with nothing written, when the frame gives no
+    item to draw.
     """
     sample = sample_spec_parse(sample)
     dimensions = list(codebook.dimensions.order_by("position"))
@@ -154,15 +201,26 @@ def study_create(
     study.full_clean()
     if study.overlap < 1:
         raise ValidationError({"overlap": "each item needs at least one annotation"})
-    if study.hold_timeout <= dt.timedelta(0):
-        raise ValidationError({"hold_timeout": "must be positive"})
+    if not (
+        dt.timedelta(minutes=HOLD_MINUTES_MIN)
+        <= study.hold_timeout
+        <= dt.timedelta(minutes=HOLD_MINUTES_MAX)
+    ):
+        raise ValidationError({"hold_timeout": HOLD_MINUTES_RANGE})
+    plan, drawn = _draw(frame=frame, sample=sample, seed=study.seed, study=None)
     study.save()
     study.dimensions.set(dimensions)
     codebook_freeze(codebook=codebook)
     if created_by is not None:
         study_member_add(study=study, user=created_by, role=StudyMember.Role.LEAD)
-    batch = _batch_draw(
-        study=study, frame=frame, sample=sample, seed=study.seed, created_by=created_by
+    batch = _batch_store(
+        study=study,
+        frame=frame,
+        sample=sample,
+        seed=study.seed,
+        plan=plan,
+        drawn=drawn,
+        created_by=created_by,
     )
     return study, batch
 
@@ -179,16 +237,21 @@ def study_items_add(
     """Draw another batch into the study; earlier items keep their batch and order.
 
     Reports already in the study are left out of the frame. The batch goes after the earlier
-    items in hand-out order. Defaults: the study's frame and sampling, a new seed.
+    items in hand-out order. Defaults: the study's frame and sampling, a new seed. Refused,
+    with nothing written, when no report of the frame is left to draw.
     """
     Study.objects.select_for_update().filter(pk=study.pk).first()
     frame = frame if frame is not None else FrameQuery.from_dict(study.frame)
     sample = sample_spec_parse(sample if sample is not None else study.sampling)
-    return _batch_draw(
+    seed = new_seed() if seed is None else seed
+    plan, drawn = _draw(frame=frame, sample=sample, seed=seed, study=study)
+    return _batch_store(
         study=study,
         frame=frame,
         sample=sample,
-        seed=new_seed() if seed is None else seed,
+        seed=seed,
+        plan=plan,
+        drawn=drawn,
         created_by=created_by,
     )
 
@@ -236,7 +299,7 @@ def study_members_add(
     if missing and not create_users:
         raise ValidationError(
             {
-                "users": f"no user {', '.join(missing)}: create their accounts first, or have "
+                "usernames": f"no user {', '.join(missing)}: create their accounts first, or have "
                 "them created (--create-users; on the members page, the create box)"
             }
         )

@@ -27,8 +27,9 @@
     return node;
   }
 
+  // Only http(s) addresses become links: a stored URL cannot smuggle in `javascript:`.
   function outLink(href, text) {
-    if (!href) return el("span", { text: text });
+    if (!/^https?:\/\//i.test(href || "")) return el("span", { text: text });
     return el("a", { href: href, target: "_blank", rel: "noopener noreferrer", text: text });
   }
 
@@ -176,6 +177,7 @@
     byId("skip-panel").hidden = mode !== "skip";
     byId("label-form").classList.toggle("dimmed", mode === "skip");
     render();
+    fitControls();
   }
 
   function render() {
@@ -188,9 +190,41 @@
     renderDefinition();
     byId("note").closest(".field").classList.toggle("has-error", Boolean(state.errors.note));
     document.querySelector("[data-error-for=note]").textContent = state.errors.note || "";
+    if (state.mode !== "label") return;
+    // The whole focused dimension when it fits, and in any case its highlighted option.
     const focused = document.querySelector(".dim.focused");
-    if (focused && state.mode === "label") focused.scrollIntoView({ block: "nearest" });
+    if (focused) focused.scrollIntoView({ block: "nearest" });
+    const highlighted = document.querySelector(".dim.focused .option.highlighted");
+    if (highlighted) highlighted.scrollIntoView({ block: "nearest" });
   }
+
+  // The controls column sticks beside the report and ends at the bottom of the window (or of
+  // the report, when that comes first), so the definition at its foot is always on screen;
+  // its dimensions scroll on their own.
+  function fitControls() {
+    const controls = byId("controls");
+    const style = getComputedStyle(controls);
+    if (style.position !== "sticky" || byId("label-columns").hidden) {
+      controls.style.removeProperty("height");
+      return;
+    }
+    const gap = parseFloat(style.top) || 0;
+    const top = Math.max(controls.getBoundingClientRect().top, gap);
+    const bottom = Math.min(window.innerHeight - gap, byId("report").getBoundingClientRect().bottom);
+    controls.style.height = Math.max(bottom - top, 240) + "px";
+  }
+
+  let fitPending = false;
+  function fitControlsSoon() {
+    if (fitPending) return;
+    fitPending = true;
+    requestAnimationFrame(function () {
+      fitPending = false;
+      fitControls();
+    });
+  }
+  window.addEventListener("scroll", fitControlsSoon, { passive: true });
+  window.addEventListener("resize", fitControlsSoon);
 
   function renderDimension(dim, index) {
     const focused = index === state.focus && state.mode === "label";
@@ -286,17 +320,24 @@
   function renderDefinition() {
     const box = byId("definition");
     const dim = dims[state.focus];
-    if (!dim || state.mode !== "label") {
+    const category = dim && state.mode === "label" ? describedCategory(dim) : null;
+    const described = dim && state.mode === "label" ? dim.key + ":" + (category ? category.path : "") : "";
+    const changed = box.dataset.described !== described;
+    box.dataset.described = described;
+    if (!described) {
       box.replaceChildren();
-      return;
-    }
-    const category = describedCategory(dim);
-    if (!category) {
+    } else if (!category) {
       box.replaceChildren(el("h4", { text: dim.name }));
       if (dim.help) box.append(el("p", { text: dim.help }));
       box.append(el("p", { className: "muted small", text: "↑ ↓ highlight an option to read its definition." }));
-      return;
+    } else {
+      box.replaceChildren.apply(box, categoryDescription(category));
     }
+    if (changed) box.scrollTop = 0;
+    box.classList.toggle("overflowing", box.scrollHeight > box.clientHeight + 1);
+  }
+
+  function categoryDescription(category) {
     const parts = [
       el("h4", {}, category.name, " ", el("code", { className: "muted", text: category.path })),
     ];
@@ -315,7 +356,7 @@
       });
       parts.push(list);
     }
-    box.replaceChildren.apply(box, parts);
+    return parts;
   }
 
   function renderReport(report) {
@@ -385,7 +426,11 @@
 
   function renderFix(fix) {
     const head = el("header", { className: "fix-head" });
-    if (fix.pullRequest) {
+    if (fix.pullRequest && !fix.pullRequest.imported) {
+      // Only its number is known: no title, and no state it may no longer have.
+      head.append(outLink(fix.pullRequest.url, "PR #" + fix.pullRequest.number), " ",
+        el("span", { className: "muted", text: "(not imported)" }));
+    } else if (fix.pullRequest) {
       const pr = fix.pullRequest;
       head.append(outLink(pr.url, "PR #" + pr.number), " ",
         el("span", { className: "fix-title", text: pr.title }), " ",
@@ -464,6 +509,8 @@
       state.level[dim.key] = single && single.parent ? single.parent : "";
       state.highlight[dim.key] = -1;
     });
+    // A new item starts on its first dimension, also for the keyboard: no field keeps focus.
+    if (byId("controls").contains(document.activeElement)) document.activeElement.blur();
     byId("note").value = entry.note || "";
     byId("unsure").checked = Boolean(entry.unsure);
     byId("form-error").textContent = "";
@@ -479,14 +526,16 @@
       const report = await api("GET", urlFor(config.urls.report, entry.item));
       if (state.current !== entry) return;
       renderReport(report);
+      fitControls();
       byId("item-ref").textContent = report.repository + "#" + report.number;
     } catch (error) {
       setStatus("The report did not load: " + error.message, true);
     }
   }
 
-  async function loadNext() {
-    setStatus("Loading the next item…");
+  // `loading` is what the status says until the next item is there; then it is cleared.
+  async function loadNext(loading) {
+    setStatus(loading || "Loading the next item…");
     setMode("loading");
     let data;
     try {
@@ -579,7 +628,7 @@
     if (!state.current || state.busy) return;
     const entry = state.current;
     state.busy = true;
-    setStatus("Skipping…");
+    setStatus("Skipping " + entry.ref + "…");
     try {
       await api("POST", urlFor(config.urls.skip, entry.assignment), {
         reason: reason.value,
@@ -595,8 +644,7 @@
     state.timers.delete(entry.assignment);
     clockStop();
     state.current = null;
-    await loadNext();
-    setStatus("Skipped (" + reason.label + ").");
+    await loadNext("Skipped " + entry.ref + " (" + reason.label.toLowerCase() + "); loading the next item…");
   }
 
   async function previous() {
@@ -627,26 +675,32 @@
     setStatus("Revising " + assignment.report + ": change what you like and press Enter; Esc at the top goes back to your current item.");
   }
 
+  // Its number (or Space) chooses an option, and un-chooses it when it is chosen already. An
+  // option with sub-categories opens them when it is chosen, or when it cannot be chosen.
   function choose(dim, category) {
     const chosen = state.chosen[dim.key];
     const children = hasChildren(dim, category);
     delete state.errors["labels." + dim.key];
     const at = chosen.indexOf(category.path);
-    let advance = false;
-    if (at >= 0 && !children) {
+    if (at >= 0) {
       chosen.splice(at, 1);
-    } else if (dim.multiple) {
-      if (at < 0 && selectable(dim, category)) {
-        // A more specific choice replaces its ancestors.
-        const kept = chosen.filter(function (path) {
-          return !category.path.startsWith(path + "/");
-        });
-        chosen.splice(0, chosen.length, ...kept, category.path);
-      }
-    } else {
-      chosen.splice(0, chosen.length);
-      if (selectable(dim, category)) chosen.push(category.path);
+      render();
+      return;
+    }
+    const within = chosen.some(function (path) {
+      return path.startsWith(category.path + "/");
+    });
+    const canChoose = selectable(dim, category);
+    let advance = false;
+    if (canChoose && !dim.multiple) {
+      chosen.splice(0, chosen.length, category.path);
       advance = !children;
+    } else if (canChoose && !within) {
+      // A more specific choice replaces its ancestors (and a more general one only opens).
+      const kept = chosen.filter(function (path) {
+        return !category.path.startsWith(path + "/");
+      });
+      chosen.splice(0, chosen.length, ...kept, category.path);
     }
     if (children) {
       state.level[dim.key] = category.path;
@@ -654,6 +708,12 @@
     }
     if (advance && state.focus < dims.length - 1) state.focus += 1;
     render();
+  }
+
+  function clearDimension(dim) {
+    state.chosen[dim.key] = [];
+    delete state.errors["labels." + dim.key];
+    setStatus(dim.name + ": nothing chosen now.");
   }
 
   function up(dim) {
@@ -685,7 +745,8 @@
 
   function toggleHelp(show) {
     byId("shortcuts").hidden = !show;
-    if (show) byId("shortcuts").focus();
+    // Focus in the box, so that the arrow and page keys scroll it when it is taller than the window.
+    if (show) byId("shortcuts-box").focus();
     else document.activeElement.blur();
   }
 
@@ -756,7 +817,18 @@
     if (isDigit) {
       digitKey(dim, options, Number(key));
     } else if (key === "Tab") {
-      state.focus = (state.focus + (event.shiftKey ? dims.length - 1 : 1)) % dims.length;
+      // No wrapping: after the last dimension comes the note, never the first dimension again.
+      if (event.shiftKey) {
+        state.focus = Math.max(state.focus - 1, 0);
+      } else if (state.focus < dims.length - 1) {
+        state.focus += 1;
+      } else {
+        event.preventDefault();
+        byId("note").focus();
+        return;
+      }
+    } else if ((key === "ArrowDown" || key === "ArrowUp") && event.shiftKey) {
+      byId("definition").scrollBy({ top: key === "ArrowDown" ? 80 : -80 });
     } else if (key === "ArrowDown" || key === "ArrowUp") {
       const step = key === "ArrowDown" ? 1 : -1;
       const current = state.highlight[dim.key];
@@ -776,8 +848,12 @@
       if (!up(dim) && key === "Escape" && state.current && state.current.revising) {
         loadNext();
       }
+    } else if (key === "Delete") {
+      clearDimension(dim);
     } else if (key === "Enter") {
       submit();
+    } else if (key === "h") {
+      if (!byId("history-link").hidden) byId("history-link").click();
     } else if (key === "u") {
       byId("unsure").checked = !byId("unsure").checked;
     } else if (key === "n") {
@@ -816,7 +892,13 @@
       return;
     }
     if (target.matches("textarea, input:not([type=checkbox]), select")) {
-      if (event.key === "Enter" && event.ctrlKey) {
+      if (target === byId("note") && event.key === "Tab" && event.shiftKey && state.mode === "label") {
+        // Back from the note to the last dimension.
+        event.preventDefault();
+        target.blur();
+        state.focus = dims.length - 1;
+        render();
+      } else if (event.key === "Enter" && event.ctrlKey) {
         event.preventDefault();
         target.blur();
         submit();

@@ -1,13 +1,16 @@
 """In a real headless Chromium: label a study with the keyboard only, blind to each other."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from labeler.models import Annotation, AnnotationVersion, Assignment
 from labeler.services.assignment import assignment_next, assignment_submit
+from mining.models import BugReport, FixLink, PullRequest
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
-from tests.mining.factories import BugReportFactory, CommentFactory
+from tests.mining.factories import BugReportFactory, CommentFactory, FixLinkFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -251,3 +254,34 @@ def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
     expect(page.get_by_test_id("version")).to_have_count(1)
     expect(page.get_by_test_id("history")).to_contain_text("threading")
     page.screenshot(path="test-artifacts/item-history.png", full_page=True)
+
+
+def test_a_pull_request_never_imported_claims_no_state_and_links_to_github(
+    page, sign_in, annotator, study
+):
+    report = BugReport.objects.get(title="Memory grows every epoch")
+    report.repository.html_url = ""
+    report.repository.save(update_fields=["html_url"])
+    # A link named PR #2049, which no import fetched: only its number is known.
+    bare = PullRequest.objects.create(repository=report.repository, number=2049)
+    FixLinkFactory(
+        report=report,
+        commit=None,
+        pull_request=bare,
+        target="pr:2049",
+        evidence=FixLink.Evidence.CLOSED_BY_PULL_REQUEST,
+    )
+    sign_in(annotator)
+    page.goto("/studies/perf/label/")
+    wait_for_item(page, "Memory grows every epoch")
+
+    fix = page.get_by_test_id("fixes").locator(".fix", has_text="PR #2049")
+    expect(fix.locator(".fix-head")).to_have_text(re.compile(r"^PR #2049 \(not imported\) "))
+    expect(fix.get_by_role("link", name="PR #2049")).to_have_attribute(
+        "href", f"https://github.com/{report.repository.full_name}/pull/2049"
+    )
+    expect(fix.locator(".badge", has_text="open")).to_have_count(0)
+    imported = page.get_by_test_id("fixes").locator(".fix", has_text="Free the cached tensors")
+    expect(imported.locator(".badge").first).to_have_text("merged")
+    fix.scroll_into_view_if_needed()
+    page.screenshot(path="test-artifacts/label-fix-not-imported.png")

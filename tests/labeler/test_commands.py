@@ -1,5 +1,6 @@
 """create_study, study_members and import_annotations from the command line."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -36,6 +37,12 @@ def reports():
             is_performance_candidate=number % 2 == 0,
             state="closed",
         )
+
+
+@pytest.fixture
+def other_report():
+    """A report outside the repositories the tests import labels for: a study needs one."""
+    return BugReportFactory(repository=RepositoryFactory(owner="other", name="repo"), number=1)
 
 
 def test_create_study_prints_frame_sample_and_strata(codebook, reports):
@@ -178,7 +185,7 @@ def test_create_study_keyword_errors_name_the_keyword(codebook, keyword_reports,
     assert not Study.objects.exists()
 
 
-def test_study_members(codebook):
+def test_study_members(codebook, other_report):
     run("create_study", "s", "--codebook", "perf")
     UserFactory(username="alice")
     with pytest.raises(CommandError, match="no user bob"):
@@ -186,14 +193,19 @@ def test_study_members(codebook):
     out = run(
         "study_members", "s", "--add", "alice", "bob", "--role", "annotator", "--create-users"
     )
-    assert out.splitlines() == ["annotator   alice", "annotator   bob"]
+    assert out.splitlines() == [
+        "annotator   alice",
+        "annotator   bob",
+        "no password yet (cannot sign in): bob; set one with "
+        "`python manage.py changepassword USER` or on the admin's user page",
+    ]
     run("study_members", "s", "--remove", "bob", "--role", "annotator")
     assert list(StudyMember.objects.values_list("user__username", flat=True)) == ["alice"]
     with pytest.raises(CommandError, match="no study"):
         run("study_members", "t", "--add", "alice", "--role", "lead")
 
 
-def test_import_annotations(codebook, tmp_path):
+def test_import_annotations(codebook, other_report, tmp_path):
     run("create_study", "s", "--codebook", "perf")
     BugReportFactory(repository=RepositoryFactory(owner="pytorch", name="pytorch"), number=5)
     good = tmp_path / "labels.csv"
@@ -217,9 +229,69 @@ def test_import_annotations(codebook, tmp_path):
     assert Annotation.objects.count() == 2
 
 
-def test_import_annotations_bad_encoding(codebook, tmp_path):
+def test_import_annotations_bad_encoding(codebook, other_report, tmp_path):
     run("create_study", "s", "--codebook", "perf")
     bad = tmp_path / "latin1.csv"
     bad.write_bytes("item,annotator,dimension,value\na/b#1,Jérôme,root-cause,x\n".encode("latin-1"))
     with pytest.raises(CommandError, match=r"latin1.csv:2: not UTF-8"):
         run("import_annotations", "s", str(bad))
+
+
+@pytest.fixture
+def demo_reports():
+    repo = RepositoryFactory(owner="demo-org", name="torch-demo")
+    for number in range(1, 44):
+        BugReportFactory(repository=repo, number=number)
+
+
+def test_create_study_refuses_an_empty_frame_naming_the_filters(codebook, demo_reports):
+    args = ["s2", "--codebook", "perf", "--repo", "demo-org/torch-demo"]
+    args += ["--created-from", "2030-01-01"]
+
+    with pytest.raises(CommandError) as error:
+        run("create_study", *args)
+    dry = run("create_study", *args, "--dry-run")
+
+    assert str(error.value) == (
+        "frame: matched no report (filters: repositories demo-org/torch-demo; created from "
+        "2030-01-01): a study needs at least one item; widen the frame"
+    )
+    assert not Study.objects.exists()
+    assert "frame size: 0" in dry and "sample size: 0" in dry
+    assert "the frame matched no report (filters: repositories demo-org/torch-demo;" in dry
+
+
+def test_create_study_says_when_the_sample_is_capped_at_the_frame(codebook, demo_reports):
+    args = ["s", "--codebook", "perf", "--repo", "demo-org/torch-demo", "--sample", "1000"]
+
+    dry = run("create_study", *args, "--dry-run")
+    out = run("create_study", *args)
+    result = json.loads(run("create_study", "t", *args[1:], "--json"))
+
+    capped = "sample capped at the frame size: 43 (asked for 1000)"
+    assert capped in dry.splitlines()
+    assert capped in out.splitlines()
+    assert "sample size: 43" in out
+    assert result["warnings"] == [capped]
+    assert Study.objects.get(slug="s").items.count() == 43
+
+
+def test_create_study_sets_the_hold_time(codebook, demo_reports):
+    out = run("create_study", "s", "--codebook", "perf", "--hold-minutes", "90")
+    result = json.loads(run("create_study", "t", "--codebook", "perf", "--json"))
+
+    assert "hold time 90 min" in out
+    assert Study.objects.get(slug="s").hold_timeout == dt.timedelta(minutes=90)
+    assert result["hold_minutes"] == 30
+    assert Study.objects.get(slug="t").hold_timeout == dt.timedelta(minutes=30)
+
+
+@pytest.mark.parametrize("minutes", ["0", "-1", "1441"])
+def test_create_study_refuses_a_hold_time_out_of_range(codebook, demo_reports, minutes):
+    with pytest.raises(CommandError) as error:
+        run("create_study", "s", "--codebook", "perf", "--hold-minutes", minutes)
+
+    assert str(error.value) == (
+        f"--hold-minutes {minutes}: must be between 1 and 1440 minutes (24 hours)"
+    )
+    assert not Study.objects.exists()

@@ -215,3 +215,23 @@ def test_the_creation_year_is_taken_in_utc_whatever_the_server_zone(reports):
         .get(number=1)
     )
     assert year == 2020
+
+
+def test_describe_names_every_filter_that_is_set():
+    frame = FrameQuery(
+        repositories=("a/b", "c/d"),
+        candidates=Candidates.PERFORMANCE,
+        state=StateFilter.CLOSED,
+        has_fix=False,
+        labels=("perf",),
+        created_from=dt.date(2030, 1, 1),
+        created_to=dt.date(2030, 12, 31),
+        keywords=("slow",),
+    )
+
+    assert frame.describe() == (
+        "filters: repositories a/b, c/d; performance candidates; state closed; without a fix; "
+        "labels perf; created from 2030-01-01; created to 2030-12-31; keywords slow"
+    )
+    assert FrameQuery(has_fix=True).describe() == "filters: with a linked fix"
+    assert FrameQuery().describe() == "no filters"

@@ -11,6 +11,7 @@ from labeler.sampling import (
     cochran_sample_size,
     draw_sample,
     sample_plan,
+    sample_warnings,
     z_score,
 )
 
@@ -155,3 +156,14 @@ def test_the_plan_shows_the_allocation_the_draw_with_the_same_seed_takes():
         assert plan == sample_plan(spec, units, seed=seed)
         chosen = {key for _, key in (units[i - 1] for i in drawn)}
         assert chosen == {s.key for s in plan.strata if s.sample}
+
+
+def test_sample_warnings_say_when_a_fixed_size_is_capped_at_the_frame():
+    asked = SampleSpec(mode=SampleMode.SIZE, size=1000)
+
+    assert sample_warnings(asked, 43) == ["sample capped at the frame size: 43 (asked for 1000)"]
+    assert sample_warnings(asked, 1000) == []
+    assert sample_warnings(asked, 0) == []
+    assert sample_warnings(SampleSpec(), 43) == []
+    confidence = SampleSpec(mode=SampleMode.CONFIDENCE, confidence=0.95, margin=0.05)
+    assert sample_warnings(confidence, 43) == []

@@ -214,7 +214,7 @@ def test_second_batch_leaves_first_alone(reports):
     assert StudyBatch.objects.filter(study=study).count() == 2
 
 
-def test_members_add_and_remove():
+def test_members_add_and_remove(reports):
     study, _ = create()
     user = UserFactory()
     study_member_add(study=study, user=user, role="annotator")
@@ -226,7 +226,7 @@ def test_members_add_and_remove():
     assert not study_member_remove(study=study, user=user, role="annotator")
 
 
-def test_the_last_lead_stays():
+def test_the_last_lead_stays(reports):
     founder = UserFactory()
     study, _ = create(created_by=founder)
     with pytest.raises(ValidationError) as error:
@@ -248,7 +248,7 @@ def test_the_last_lead_stays():
     ]
 
 
-def test_members_add_by_name_all_or_nothing():
+def test_members_add_by_name_all_or_nothing(reports):
     study, _ = create()
     UserFactory(username="alice")
     with pytest.raises(ValidationError) as error:
@@ -261,3 +261,60 @@ def test_members_add_by_name_all_or_nothing():
     )
     assert [m.user.username for m in members] == ["alice", "bob"]
     assert not members[1].user.has_usable_password()
+
+
+def test_a_study_over_an_empty_frame_is_refused_and_nothing_is_written(reports):
+    frame = FrameQuery(repositories=("pytorch/pytorch",), created_from=dt.date(2030, 1, 1))
+    codebook = labelling_codebook()
+
+    with pytest.raises(ValidationError) as error:
+        create(frame=frame, codebook=codebook, created_by=UserFactory())
+
+    assert error.value.message_dict["frame"] == [
+        "matched no report (filters: repositories pytorch/pytorch; created from 2030-01-01): "
+        "a study needs at least one item; widen the frame"
+    ]
+    assert not Study.objects.exists()
+    assert not StudyMember.objects.exists()
+    codebook.refresh_from_db()
+    assert not codebook.frozen
+
+
+def test_a_batch_with_no_report_left_is_refused_and_nothing_is_written(reports):
+    study, _ = create(frame=FrameQuery(state=StateFilter.OPEN))
+
+    with pytest.raises(ValidationError) as error:
+        study_items_add(study=study, seed=3)
+
+    assert error.value.message_dict["frame"] == [
+        "matched no report not already in the study (filters: state open): a batch needs at "
+        "least one new item"
+    ]
+    assert list(study.batches.values_list("number", flat=True)) == [1]
+    assert study.items.count() == 20
+
+
+@pytest.mark.parametrize(
+    ("minutes", "accepted"), [(1, True), (1440, True), (0, False), (-30, False), (1441, False)]
+)
+def test_hold_timeout_must_lie_between_a_minute_and_a_day(reports, minutes, accepted):
+    hold = dt.timedelta(minutes=minutes)
+    if accepted:
+        study, _ = create(hold_timeout=hold)
+        assert study.hold_timeout == hold
+        return
+    with pytest.raises(ValidationError) as error:
+        create(hold_timeout=hold)
+    assert error.value.message_dict["hold_timeout"] == [
+        "must be between 1 and 1440 minutes (24 hours)"
+    ]
+    assert not Study.objects.exists()
+
+
+def test_members_add_names_unknown_users_under_usernames(reports):
+    study, _ = create()
+
+    with pytest.raises(ValidationError) as error:
+        study_members_add(study=study, usernames=["nobody"], role="annotator")
+
+    assert list(error.value.message_dict) == ["usernames"]

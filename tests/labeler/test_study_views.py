@@ -1,5 +1,6 @@
 """The study pages for every role: annotator, lead, researcher, non-member, anonymous."""
 
+import datetime as dt
 import json
 import re
 
@@ -713,6 +714,20 @@ def test_import_lists_every_problem_with_its_line_and_writes_nothing(client, stu
     assert not Assignment.objects.exists()
 
 
+def test_import_page_counts_every_problem_past_the_listed_ones(client, study, lead):
+    client.force_login(lead)
+    rows = "".join(f"nowhere/{n},dave,root-cause,threading\n" for n in range(60))
+
+    response = client.post(
+        "/studies/perf/import/", {"file": csv_upload("item,annotator,dimension,value\n" + rows)}
+    )
+
+    html = response.content.decode()
+    assert "Nothing was imported: 60 problems" in html
+    assert "labels.csv: … and 10 more problems" in html
+    assert not Assignment.objects.exists()
+
+
 def test_only_leads_import(client, study, annotator, researcher):
     for user in (annotator, researcher):
         client.force_login(user)
@@ -745,3 +760,167 @@ def test_removing_a_member_with_a_malformed_id_is_a_404(client, study, lead):
     response = client.post("/studies/perf/members/", {"action": "remove", "member": "abc"})
 
     assert response.status_code == 404
+
+
+def test_report_json_shows_a_never_imported_pull_request_without_a_state(client, study, annotator):
+    assignment = assignment_next(study=study, user=annotator)
+    report = assignment.item.report
+    _commit, pull_request = report_with_fix(report)
+    # What a fix link leaves when it names a pull request no import has fetched: its number.
+    pull_request.title = pull_request.html_url = ""
+    pull_request.state, pull_request.merged = "open", False
+    pull_request.additions = pull_request.deletions = None
+    pull_request.save()
+    report.repository.html_url = ""
+    report.repository.save(update_fields=["html_url"])
+    client.force_login(annotator)
+
+    data = client.get(f"/studies/perf/items/{assignment.item_id}/report/").json()
+
+    fixes = {fix["target"]: fix for fix in data["fixes"]}
+    assert fixes[f"pr:{pull_request.number}"]["pullRequest"] == {
+        "number": pull_request.number,
+        "imported": False,
+        "title": "",
+        "state": None,
+        "merged": False,
+        "additions": None,
+        "deletions": None,
+        "url": f"https://github.com/{report.repository.full_name}/pull/{pull_request.number}",
+    }
+
+
+def test_report_json_links_pull_requests_over_http_only(client, study, annotator):
+    assignment = assignment_next(study=study, user=annotator)
+    report = assignment.item.report
+    report.repository.html_url = "https://ghe.example.org/octo/engine"
+    report.repository.save(update_fields=["html_url"])
+    _commit, kept = report_with_fix(report)
+    _commit, hostile = report_with_fix(report)
+    hostile.html_url = "javascript:alert(1)"
+    hostile.save(update_fields=["html_url"])
+    client.force_login(annotator)
+
+    data = client.get(f"/studies/perf/items/{assignment.item_id}/report/").json()
+
+    pull_requests = {f["target"]: f["pullRequest"] for f in data["fixes"] if f["pullRequest"]}
+    rebuilt = pull_requests[f"pr:{hostile.number}"]
+    assert rebuilt["url"] == f"https://ghe.example.org/octo/engine/pull/{hostile.number}"
+    assert (rebuilt["imported"], rebuilt["state"]) == (True, "merged")
+    assert pull_requests[f"pr:{kept.number}"]["url"] == kept.html_url
+    assert kept.html_url.startswith("https://github.com/")
+
+
+# -- empty draws, capped samples and the hold time
+
+
+def preview_then(client, url, data, action):
+    """Preview, then confirm with the fingerprint the preview gave: (preview html, response)."""
+    html = client.post(url, {**data, "action": "preview"}).content.decode()
+    previewed = re.search(r'name="previewed" value="([0-9a-f]*)"', html).group(1)
+    return html, client.post(url, {**data, "action": action, "previewed": previewed}, follow=True)
+
+
+def test_setup_sets_the_hold_time_and_the_study_page_shows_it(client, researcher, frame_reports):
+    codebook = labelling_codebook()
+    client.force_login(researcher)
+    assert 'name="hold_minutes"' in client.get("/studies/new/").content.decode()
+
+    _, response = preview_then(
+        client, "/studies/new/", setup_data(codebook, hold_minutes="45"), "create"
+    )
+
+    assert Study.objects.get(slug="perf-bugs").hold_timeout == dt.timedelta(minutes=45)
+    hold = re.search(r'data-testid="hold-time">([^<]*)<', response.content.decode()).group(1)
+    assert hold.startswith("45 minutes: an item held this long")
+
+
+def test_setup_without_a_hold_time_keeps_thirty_minutes(client, researcher, frame_reports):
+    client.force_login(researcher)
+
+    _, response = preview_then(client, "/studies/new/", setup_data(labelling_codebook()), "create")
+
+    assert Study.objects.get(slug="perf-bugs").hold_timeout == dt.timedelta(minutes=30)
+    assert 'data-testid="hold-time">30 minutes:' in response.content.decode()
+
+
+@pytest.mark.parametrize("minutes", ["0", "1441", "-3"])
+def test_a_hold_time_out_of_range_is_shown_on_its_field(client, researcher, frame_reports, minutes):
+    client.force_login(researcher)
+    data = setup_data(labelling_codebook(), hold_minutes=minutes)
+
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+
+    error = re.search(r'data-testid="error-hold_minutes">([^<]*)<', html).group(1)
+    assert error == "must be between 1 and 1440 minutes (24 hours)"
+    assert not Study.objects.exists()
+
+
+def test_an_empty_frame_is_explained_and_no_study_is_created(client, researcher, frame_reports):
+    client.force_login(researcher)
+    data = setup_data(
+        labelling_codebook(),
+        repositories=["pytorch/pytorch"],
+        created_from="2030-01-01",
+        sample_mode="all",
+        stratify="",
+    )
+
+    html, response = preview_then(client, "/studies/new/", data, "create")
+
+    warning = re.search(r'data-testid="preview-warning">([^<]*)<', html).group(1)
+    assert warning == (
+        "the frame matched no report (filters: repositories pytorch/pytorch; created from "
+        "2030-01-01): a study needs at least one item; widen the frame"
+    )
+    assert 'data-testid="create-study"' not in html
+    errors = response.content.decode().split('data-testid="form-errors"')[1]
+    assert "frame: matched no report (filters: repositories pytorch/pytorch;" in errors
+    assert not Study.objects.exists()
+
+
+def test_a_sample_larger_than_the_frame_says_it_was_capped(client, researcher, frame_reports):
+    client.force_login(researcher)
+    data = setup_data(
+        labelling_codebook(),
+        repositories=["tensorflow/tensorflow"],
+        sample_mode="size",
+        sample_size="1000",
+        stratify="",
+    )
+
+    html, response = preview_then(client, "/studies/new/", data, "create")
+
+    assert "sample capped at the frame size: 100 (asked for 1000)" in html
+    page = response.content.decode()
+    assert (
+        "Study created: 100 items drawn from 100 reports; sample capped at the frame size: 100 "
+        "(asked for 1000)." in page
+    )
+
+
+def test_a_batch_with_nothing_left_is_explained_and_not_drawn(client, study, lead):
+    client.force_login(lead)
+    data = {"sample_mode": "all", "seed": "3"}
+
+    html, response = preview_then(client, "/studies/perf/batches/", data, "draw")
+
+    assert "the frame matched no report not already in the study (no filters)" in html
+    assert 'data-testid="draw-batch"' not in html
+    assert "frame: matched no report not already in the study" in response.content.decode()
+    assert study.batches.count() == 0 and study.items.count() == 4
+
+
+def test_a_capped_batch_says_so(client, study, lead):
+    for _ in range(3):
+        BugReportFactory()
+    client.force_login(lead)
+    data = {"sample_mode": "size", "sample_size": "10", "seed": "3"}
+
+    html, response = preview_then(client, "/studies/perf/batches/", data, "draw")
+
+    assert "sample capped at the frame size: 3 (asked for 10)" in html
+    assert (
+        "Batch 2 drawn: 3 new items from 3 reports not yet in the study; sample capped at the "
+        "frame size: 3 (asked for 10)." in response.content.decode()
+    )

@@ -1,3 +1,4 @@
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -6,8 +7,16 @@ from django.core.management.base import BaseCommand, CommandError
 
 from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.models import Study
-from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
-from labeler.services.studies import new_seed, study_create, study_sample_preview
+from labeler.sampling import SampleMode, SampleSpec, SampleSpecError, sample_warnings
+from labeler.services.studies import (
+    HOLD_MINUTES_MAX,
+    HOLD_MINUTES_MIN,
+    HOLD_MINUTES_RANGE,
+    new_seed,
+    plan_warnings,
+    study_create,
+    study_sample_preview,
+)
 from taxonomy.models import Codebook
 
 
@@ -96,6 +105,14 @@ class Command(BaseCommand):
             help="independent annotations per item (default 2)",
         )
         parser.add_argument("--order", choices=Study.ItemOrder.values, default="random")
+        parser.add_argument(
+            "--hold-minutes",
+            type=int,
+            default=30,
+            metavar="N",
+            help="a held item nobody submits returns to the pool after N minutes "
+            f"({HOLD_MINUTES_MIN} to {HOLD_MINUTES_MAX}; default 30)",
+        )
         parser.add_argument("--guidelines", type=Path, metavar="FILE", help="Markdown file")
         parser.add_argument(
             "--dry-run",
@@ -109,6 +126,9 @@ class Command(BaseCommand):
             raise CommandError("--margin needs --confidence")
         if options["confidence"] is not None and options["margin"] is None:
             raise CommandError("--confidence needs --margin")
+        hold_minutes = options["hold_minutes"]
+        if not HOLD_MINUTES_MIN <= hold_minutes <= HOLD_MINUTES_MAX:
+            raise CommandError(f"--hold-minutes {hold_minutes}: {HOLD_MINUTES_RANGE}")
         codebook = _codebook(options["codebook"])
         keywords = _split(options["keywords"])
         if options["keywords_file"]:
@@ -137,8 +157,10 @@ class Command(BaseCommand):
                         "slug": options["slug"],
                         "created": False,
                         "seed": seed,
+                        "hold_minutes": hold_minutes,
                         "keywords": list(frame.keywords),
                         **plan.to_dict(),
+                        "warnings": plan_warnings(plan=plan, frame=frame, sample=sample),
                     },
                 )
                 return
@@ -153,6 +175,7 @@ class Command(BaseCommand):
                 overlap=options["overlap"],
                 guidelines=guidelines,
                 item_order=options["order"],
+                hold_timeout=dt.timedelta(minutes=hold_minutes),
             )
         except ValidationError as error:
             raise CommandError(_validation_message(error)) from None
@@ -168,11 +191,13 @@ class Command(BaseCommand):
                     study.dimensions.order_by("position").values_list("key", flat=True)
                 ),
                 "overlap": study.overlap,
+                "hold_minutes": hold_minutes,
                 "seed": study.seed,
                 "keywords": list(frame.keywords),
                 "frame_size": batch.frame_size,
                 "sample_size": batch.sample_size,
                 "strata": batch.strata,
+                "warnings": sample_warnings(sample, batch.frame_size),
             },
         )
 
@@ -199,7 +224,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"created study {result['slug']}: codebook {result['codebook']}, dimensions "
                 f"{', '.join(result['dimensions'])}, overlap {result['overlap']}, "
-                f"seed {result['seed']}"
+                f"hold time {result['hold_minutes']} min, seed {result['seed']}"
             )
         else:
             self.stdout.write(
@@ -210,6 +235,8 @@ class Command(BaseCommand):
             self.stdout.write(f"candidate keywords: {', '.join(result['keywords'])}")
         self.stdout.write(f"frame size: {result['frame_size']}")
         self.stdout.write(f"sample size: {result['sample_size']}")
+        for warning in result["warnings"]:
+            self.stdout.write(warning)
         if options["stratify"]:
             self.stdout.write(f"strata by {options['stratify']}:")
             width = max((len(str(s["key"])) for s in result["strata"]), default=0)

@@ -39,3 +39,11 @@ class Command(BaseCommand):
         members = study.members.select_related("user").order_by("role", "user__username")
         for member in members:
             self.stdout.write(f"{member.role:<11} {member.user.username}")
+        if add:
+            users = get_user_model().objects.filter(username__in=add).order_by("username")
+            locked_out = [user.username for user in users if not user.has_usable_password()]
+            if locked_out:
+                self.stdout.write(
+                    f"no password yet (cannot sign in): {', '.join(locked_out)}; set one with "
+                    "`python manage.py changepassword USER` or on the admin's user page"
+                )

@@ -1,0 +1,230 @@
+"""Setting studies up through the API: bodies are checked key by key, a draw that would take
+nothing is refused, one that takes less than asked says so, and the hold time is set."""
+
+import datetime as dt
+
+import pytest
+from rest_framework.test import APIClient
+
+from labeler.models import Study, StudyBatch
+from tests.labeler.factories import labelling_codebook
+from tests.mining.factories import BugReportFactory, RepositoryFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def repo_reports():
+    repo = RepositoryFactory(owner="demo-org", name="torch-demo")
+    return [
+        BugReportFactory(
+            repository=repo,
+            number=number,
+            created_at=dt.datetime(2021, 1, number, tzinfo=dt.UTC),
+        )
+        for number in range(1, 6)
+    ]
+
+
+def create_body(study, **fields):
+    return {"slug": "new", "name": "New", "codebook": study.codebook.key, "seed": 1, **fields}
+
+
+def assert_error(response, field, *words):
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == {"message", "fields"}
+    assert field in body["fields"], body
+    for word in words:
+        assert word in body["fields"][field][0]
+    assert body["message"].startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ({"frame": {"repo": ["x"]}}, "frame.repo", ["'repo'", "did you mean 'repositories'?"]),
+        ({"frame": {"stat": "open"}}, "frame.stat", ["did you mean 'state'?"]),
+        ({"sample": {"sise": 10}}, "sample.sise", ["'sise'", "did you mean 'size'?"]),
+        ({"overlapp": 3}, "overlapp", ["'overlapp'", "did you mean 'overlap'?"]),
+        ({"zzz": 1}, "zzz", ["unknown field 'zzz' (known: codebook,"]),
+    ],
+)
+def test_create_refuses_unknown_keys_naming_the_closest_known_one(
+    study, lead, repo_reports, body, field, words
+):
+    response = client_for(lead).post("/api/studies/", create_body(study, **body), format="json")
+
+    assert_error(response, field, *words)
+    assert not Study.objects.filter(slug="new").exists()
+
+
+def test_unknown_keys_are_reported_with_the_other_errors(study, lead):
+    body = {"slug": "new", "name": "New", "codebok": study.codebook.key}
+
+    response = client_for(lead).post("/api/studies/", body, format="json")
+
+    fields = response.json()["fields"]
+    assert fields["codebok"] == ["unknown field 'codebok': did you mean 'codebook'?"]
+    assert fields["codebook"] == ["This field is required."]
+    assert (
+        response.json()["message"] == "codebok: unknown field 'codebok': did you mean 'codebook'?"
+    )
+
+
+def test_preview_and_batches_refuse_unknown_keys_too(study, lead, repo_reports):
+    client = client_for(lead)
+
+    preview = client.post("/api/studies/preview/", {"frame": {"repo": ["x"]}}, format="json")
+    batch = client.post("/api/studies/perf/batches/", {"sampel": {}}, format="json")
+
+    assert_error(preview, "frame.repo", "did you mean 'repositories'?")
+    assert_error(batch, "sampel", "did you mean 'sample'?")
+    assert study.batches.count() == 0
+
+
+def test_preview_takes_a_create_body_as_it_is(study, lead, repo_reports):
+    body = create_body(study, overlap=3, hold_minutes=10, frame={"repositories": []})
+
+    response = client_for(lead).post("/api/studies/preview/", body, format="json")
+
+    assert response.status_code == 200
+    assert response.json()["frame_size"] == 5 + study.items.count()
+
+
+def test_frame_keywords_are_taken(study, lead, repo_reports):
+    repo_reports[0].title = "Memory leak in the loader"
+    repo_reports[0].save()
+    body = create_body(study, frame={"keywords": ["memory leak"]})
+
+    response = client_for(lead).post("/api/studies/", body, format="json")
+
+    assert response.status_code == 201, response.json()
+    created = Study.objects.get(slug="new")
+    assert created.frame["keywords"] == ["memory leak"]
+    assert list(created.items.values_list("report", flat=True)) == [repo_reports[0].pk]
+
+
+def test_unknown_codebook_is_a_400_naming_it(study, lead, repo_reports):
+    labelling_codebook(key="dlperf", version="1.0")
+    client = client_for(lead)
+
+    missing = client.post("/api/studies/", create_body(study, codebook="dlpref"), format="json")
+    version = client.post(
+        "/api/studies/", create_body(study, codebook="dlperf", codebook_version="9"), format="json"
+    )
+
+    assert_error(missing, "codebook", "no codebook 'dlpref'", "did you mean 'dlperf'?", "loaded:")
+    assert_error(version, "codebook_version", "codebook 'dlperf' has no version '9'", "1.0")
+    assert not Study.objects.filter(slug="new").exists()
+
+
+def test_members_errors_name_the_request_field(study, lead):
+    response = client_for(lead).post(
+        "/api/studies/perf/members/",
+        {"usernames": ["nobody"], "role": "annotator"},
+        format="json",
+    )
+
+    assert_error(response, "usernames", "no user nobody")
+
+
+def test_members_refuse_unknown_keys(study, lead):
+    response = client_for(lead).post(
+        "/api/studies/perf/members/", {"users": ["ann"], "role": "annotator"}, format="json"
+    )
+
+    assert_error(response, "users", "did you mean 'usernames'?")
+
+
+def test_a_study_over_an_empty_frame_is_refused_naming_the_filters(study, lead, repo_reports):
+    body = create_body(
+        study, frame={"repositories": ["demo-org/torch-demo"], "created_from": "2030-01-01"}
+    )
+
+    response = client_for(lead).post("/api/studies/", body, format="json")
+
+    assert_error(
+        response,
+        "frame",
+        "matched no report (filters: repositories demo-org/torch-demo; created from 2030-01-01)",
+    )
+    assert not Study.objects.filter(slug="new").exists()
+    assert StudyBatch.objects.count() == 0
+
+
+def test_a_batch_with_nothing_left_to_draw_is_refused(study, lead):
+    response = client_for(lead).post("/api/studies/perf/batches/", {}, format="json")
+
+    assert_error(response, "frame", "matched no report not already in the study (no filters)")
+    assert study.batches.count() == 0
+    assert study.items.count() == 4
+
+
+def test_preview_of_an_empty_frame_says_why(study, lead, repo_reports):
+    body = {"frame": {"created_from": "2030-01-01"}}
+
+    response = client_for(lead).post("/api/studies/preview/", body, format="json")
+
+    assert response.status_code == 200
+    assert response.json()["sample_size"] == 0
+    assert response.json()["warnings"] == [
+        "the frame matched no report (filters: created from 2030-01-01): a study needs at "
+        "least one item; widen the frame"
+    ]
+
+
+def test_a_fixed_size_larger_than_the_frame_says_it_was_capped(study, lead, repo_reports):
+    client = client_for(lead)
+    frame = {"repositories": ["demo-org/torch-demo"]}
+    sample = {"mode": "size", "size": 1000}
+
+    preview = client.post(
+        "/api/studies/preview/", {"frame": frame, "sample": sample}, format="json"
+    )
+    created = client.post(
+        "/api/studies/", create_body(study, frame=frame, sample=sample), format="json"
+    )
+    batch = client.post("/api/studies/perf/batches/", {"sample": sample}, format="json")
+
+    capped = ["sample capped at the frame size: 5 (asked for 1000)"]
+    assert preview.json()["warnings"] == capped
+    assert created.status_code == 201
+    assert created.json()["batch"]["sample_size"] == 5
+    assert created.json()["batch"]["warnings"] == capped
+    # The perf study's frame is every report: the 5 new ones are not in it yet.
+    assert batch.json()["warnings"] == capped
+    smaller = client.post(
+        "/api/studies/",
+        create_body(study, slug="small", frame=frame, sample={"mode": "size", "size": 2}),
+        format="json",
+    )
+    assert smaller.json()["batch"]["warnings"] == []
+
+
+def test_hold_minutes_set_the_studys_hold_timeout(study, lead, repo_reports):
+    client = client_for(lead)
+
+    response = client.post("/api/studies/", create_body(study, hold_minutes=90), format="json")
+    default = client.post("/api/studies/", create_body(study, slug="default"), format="json")
+
+    assert response.status_code == 201
+    assert response.json()["study"]["hold_timeout_seconds"] == 90 * 60
+    assert Study.objects.get(slug="new").hold_timeout == dt.timedelta(minutes=90)
+    assert default.json()["study"]["hold_timeout_seconds"] == 30 * 60
+
+
+@pytest.mark.parametrize("minutes", [0, -5, 1441, 100_000])
+def test_hold_minutes_out_of_range_are_refused(study, lead, repo_reports, minutes):
+    response = client_for(lead).post(
+        "/api/studies/", create_body(study, hold_minutes=minutes), format="json"
+    )
+
+    assert_error(response, "hold_minutes", "must be between 1 and 1440 minutes (24 hours)")
+    assert not Study.objects.filter(slug="new").exists()
