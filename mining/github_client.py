@@ -20,6 +20,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +29,8 @@ from typing import Any
 
 import requests
 from github import Auth, Github, GithubException, UnknownObjectException
+
+logger = logging.getLogger(__name__)
 
 PAGE_INFO = "pageInfo { hasNextPage endCursor }"
 TIMELINE_TYPES = "[CLOSED_EVENT, CROSS_REFERENCED_EVENT, REFERENCED_EVENT]"
@@ -283,9 +286,24 @@ class TokenBudget:
         if self._redis is None:
             yield
             return
+        from redis.exceptions import LockNotOwnedError
+
         lock = self._redis.lock(f"{key}:lock", timeout=self._lock_timeout, blocking_timeout=None)
-        with lock:
+        lock.acquire()
+        try:
             yield
+        finally:
+            try:
+                lock.release()
+            except LockNotOwnedError:
+                # The request outlived the lock (it expires so that a killed worker cannot
+                # hold it forever): another worker may have used the token meanwhile. The
+                # request itself went through; say so rather than fail the import.
+                logger.warning(
+                    "a GitHub request took longer than GITHUB_TOKEN_LOCK_SECONDS (%s s); "
+                    "the token's lock expired before it ended",
+                    self._lock_timeout,
+                )
 
 
 # ---- the client -----------------------------------------------------------------------------

@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from mining import github_client
@@ -38,6 +40,18 @@ def test_workers_sharing_a_token_share_its_budget(settings):
     assert other.get(key) == (0, 4102444800.0)
     assert "ghp_secret_token_value" not in key
     assert "secret" not in key
+
+
+def test_a_request_that_outlives_the_tokens_lock_still_completes(settings, caplog):
+    budget = github_client.TokenBudget(settings.CELERY_BROKER_URL, 0.1)
+    key = budget.key("http://fake-for-lock-test", "token")
+
+    with budget.serialised(key):
+        time.sleep(0.3)  # the lock expires meanwhile
+
+    assert "took longer than GITHUB_TOKEN_LOCK_SECONDS (0.1 s)" in caplog.text
+    with budget.serialised(key):  # and the token is free for the next request
+        pass
 
 
 def test_exhausted_token_rotates_to_the_next(settings):

@@ -16,4 +16,6 @@ GITHUB_API_URL = os.environ["GITHUB_API_URL"]
 GITHUB_TOKENS = []
 GITHUB_SECONDS_BETWEEN_REQUESTS = 0
 GITHUB_SECONDS_BETWEEN_WRITES = 0
-GITHUB_TOKEN_LOCK_SECONDS = 2
+# Longer than the slowest answer the fake GitHub is told to give (1.5 s), with room for a busy
+# machine; short enough that a killed worker's lock frees up within the tests' waits.
+GITHUB_TOKEN_LOCK_SECONDS = 5
