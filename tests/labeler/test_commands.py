@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from labeler.models import Annotation, Study, StudyMember
+from mining.models import BugReport
 from tests.labeler.factories import UserFactory, labelling_codebook
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
@@ -110,6 +111,18 @@ def test_create_study_stratifies_by_the_year_opened(codebook, reports):
 
     assert "strata by created_year: 2021 30 of 300" in " ".join(out.split())
     assert Study.objects.get(slug="s").items.count() == 30
+
+
+def test_create_study_names_empty_and_yes_no_strata_as_the_web_does(codebook, reports):
+    BugReport.objects.filter(number__gt=200).update(milestone="v2")
+
+    by_milestone = run(
+        "create_study", "s", "--codebook", "perf", "--stratify", "milestone", "--dry-run"
+    )
+    by_fix = run("create_study", "s", "--codebook", "perf", "--stratify", "has_fix", "--dry-run")
+
+    assert "strata by milestone: (none) 200 of 200 v2 100 of 100" in " ".join(by_milestone.split())
+    assert "strata by has_fix: no 300 of 300" in " ".join(by_fix.split())
 
 
 @pytest.mark.parametrize(

@@ -239,12 +239,21 @@ class Command(BaseCommand):
             self.stdout.write(warning)
         if options["stratify"]:
             self.stdout.write(f"strata by {options['stratify']}:")
-            width = max((len(str(s["key"])) for s in result["strata"]), default=0)
-            for stratum in result["strata"]:
+            names = [_stratum_name(s["key"]) for s in result["strata"]]
+            width = max((len(name) for name in names), default=0)
+            for name, stratum in zip(names, result["strata"], strict=True):
                 self.stdout.write(
-                    f"  {stratum['key']!s:<{width}}  {stratum['sample']:>6} of "
-                    f"{stratum['population']}"
+                    f"  {name:<{width}}  {stratum['sample']:>6} of {stratum['population']}"
                 )
+
+
+def _stratum_name(key) -> str:
+    """A stratum as the web preview names it: reports with no value are "(none)"."""
+    if key is None or key == "":
+        return "(none)"
+    if isinstance(key, bool):
+        return "yes" if key else "no"
+    return str(key)
 
 
 def _keywords_file(path: Path) -> list[str]:
