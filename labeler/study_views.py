@@ -458,8 +458,13 @@ def _item_for(request, slug: str, item_id: int):
 @require_GET
 def item_history_page(request, slug: str, item_id: int):
     study, access, item = _item_for(request, slug, item_id)
+    names = _LabelNames(study_scheme(study=study))
     versions = [
-        {"version": version, "changes": _changes_text(version.changes)}
+        {
+            "version": version,
+            "labels": names.labels(version.labels),
+            "changes": names.changes(version.changes),
+        }
         for version in item_history(item=item, user=request.user, access=access)
     ]
     return render(
@@ -477,12 +482,52 @@ def _as_text(value) -> str:
     return str(value) if value not in (None, "") else "(empty)"
 
 
-def _changes_text(changes: dict) -> list[tuple[str, str, str]]:
-    """What a revision changed, as (what, from, to) text."""
-    return [
-        (name, _as_text(change.get("from")), _as_text(change.get("to")))
-        for name, change in changes.items()
-    ]
+class _LabelNames:
+    """Stored labels (dimension keys, category key paths) as people read them: names, in the
+    codebook's order of dimensions, each category with its path."""
+
+    def __init__(self, scheme) -> None:
+        self.scheme = scheme
+        self.dimensions = {d.key: (position, d) for position, d in enumerate(scheme.dimensions)}
+
+    def _order(self, key: str) -> tuple[int, str]:
+        return (self.dimensions.get(key, (len(self.dimensions),))[0], key)
+
+    def _dimension_name(self, key: str) -> str:
+        return self.dimensions[key][1].name if key in self.dimensions else key
+
+    def _category_name(self, key: str, path: str) -> str:
+        """The category's name; its path when the scheme no longer has it."""
+        if key not in self.dimensions:
+            return path
+        category = self.scheme.by_path(self.dimensions[key][1]).get(path)
+        return category.name if category is not None else path
+
+    def _named(self, key: str, paths) -> object:
+        if not isinstance(paths, list):
+            return paths  # the note or the unsure flag
+        return [f"{self._category_name(key, path)} ({path})" for path in paths]
+
+    def labels(self, labels: dict) -> list[tuple[str, list[tuple[str, str]]]]:
+        """[(dimension name, [(category name, path)])]."""
+        return [
+            (
+                self._dimension_name(key),
+                [(self._category_name(key, path), path) for path in labels[key]],
+            )
+            for key in sorted(labels, key=self._order)
+        ]
+
+    def changes(self, changes: dict) -> list[tuple[str, str, str]]:
+        """What a revision changed, as (what, from, to) text."""
+        return [
+            (
+                self._dimension_name(key),
+                _as_text(self._named(key, changes[key].get("from"))),
+                _as_text(self._named(key, changes[key].get("to"))),
+            )
+            for key in sorted(changes, key=self._order)
+        ]
 
 
 def _iso(moment) -> str | None:

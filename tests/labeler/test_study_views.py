@@ -274,6 +274,22 @@ def test_history_is_blind_for_annotators_and_complete_for_leads(
     assert "threading" in html and "ann2 note" in html
 
 
+def test_history_names_dimensions_and_categories_in_the_codebooks_order(client, study, annotator):
+    mine = submitted(study, annotator, labels={"root-cause": "memory/leak", "impact": ["speed"]})
+    assignment_submit(assignment_id=mine.pk, user=annotator, labels={"root-cause": "threading"})
+    client.force_login(annotator)
+
+    html = client.get(f"/studies/perf/items/{mine.item_id}/history/").content.decode()
+
+    first = html.index('data-testid="version"')
+    version = html[first : html.index('data-testid="version"', first + 1)]
+    assert re.search(r"<dt>Root cause</dt><dd>Category \d+ <code>memory/leak</code></dd>", version)
+    assert version.index("Root cause") < version.index("Impact")
+    changes = html[html.rindex("<tbody>") : html.rindex("</tbody>")]
+    assert changes.index("Root cause") < changes.index("Impact")
+    assert "(memory/leak)</td>" in changes and "(threading)</td>" in changes
+
+
 def test_history_shows_every_version_once_adjudicated(client, study, annotator, second_annotator):
     mine = submitted(study, annotator)
     submitted(study, second_annotator, labels=OTHER_LABELS)
