@@ -44,6 +44,43 @@ def study_item_list_visible(*, user) -> QuerySet[StudyItem]:
     return items.filter(study__in=_led_studies(user))
 
 
+# The states a lead filters a study's items by: what each means, and its condition.
+ITEM_STATES = {
+    "open": ("nobody has taken it yet", Q(claimed=0, adjudicated_at__isnull=True)),
+    "in-progress": (
+        "taken, still short of its annotations",
+        Q(claimed__gt=0, submitted__lt=F("needed"), adjudicated_at__isnull=True),
+    ),
+    "complete": (
+        "every annotation in, not adjudicated",
+        Q(submitted__gte=F("needed"), adjudicated_at__isnull=True),
+    ),
+    "adjudicated": ("final labels decided", Q(adjudicated_at__isnull=False)),
+}
+
+
+def study_items_overview(*, study: Study, state: str | None = None) -> QuerySet[StudyItem]:
+    """The study's items in hand-out order with how often each was skipped, for its leads:
+    counts only, no labels (those are on each item's history, with the blind rule). `state`
+    is a key of ITEM_STATES, or None for every item."""
+    items = (
+        study.items.select_related("report__repository")
+        .annotate(
+            skipped=Count("assignments", filter=Q(assignments__status=Status.SKIPPED)),
+            held=F("claimed") - F("submitted"),
+        )
+        .order_by("position", "pk")
+    )
+    return items.filter(ITEM_STATES[state][1]) if state else items
+
+
+def study_item_state_counts(*, study: Study) -> dict[str, int]:
+    """How many of the study's items are in each of ITEM_STATES, and "all": one query."""
+    return study.items.aggregate(
+        all=Count("pk"), **{name: Count("pk", filter=q) for name, (_, q) in ITEM_STATES.items()}
+    )
+
+
 def study_item_list_member(*, user) -> QuerySet[StudyItem]:
     """Items of every study the user is a member of (staff: all)."""
     items = StudyItem.objects.select_related("study", "report__repository")

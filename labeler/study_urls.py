@@ -14,6 +14,7 @@ urlpatterns = [
     path("studies/<slug:slug>/members/", views.study_members, name="members"),
     path("studies/<slug:slug>/import/", views.study_import, name="import"),
     path("studies/<slug:slug>/label/", views.study_label, name="label"),
+    path("studies/<slug:slug>/items/", views.study_items, name="items"),
     path(
         "studies/<slug:slug>/items/<int:item_id>/history/",
         views.item_history_page,

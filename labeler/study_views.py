@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Count, F, Q
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -29,8 +30,11 @@ from labeler.models import Assignment, SkipReason, StudyItem, StudyMember
 from labeler.permissions import study_get_for_user, user_can_create_study
 from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
 from labeler.selectors import (
+    ITEM_STATES,
     assignment_list_visible,
     item_history,
+    study_item_state_counts,
+    study_items_overview,
     study_list_for_user,
     study_progress,
 )
@@ -453,6 +457,33 @@ def _item_for(request, slug: str, item_id: int):
         StudyItem.objects.select_related("report__repository"), study=study, pk=item_id
     )
     return study, access, item
+
+
+ITEMS_PER_PAGE = 100
+
+
+@require_GET
+def study_items(request, slug: str):
+    """Every item of the study with its counts, filtered by state, for the study's leads."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    _require_lead(access)
+    state = request.GET.get("state") or None
+    if state is not None and state not in ITEM_STATES:
+        known = ", ".join(ITEM_STATES)
+        messages.error(request, f"state {state!r} is not one of {known}; showing every item")
+        state = None
+    items = study_items_overview(study=study, state=state)
+    page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    counts = study_item_state_counts(study=study)
+    states = [("", "all", "every item", counts["all"])] + [
+        (name, name.replace("-", " "), what, counts[name])
+        for name, (what, _) in ITEM_STATES.items()
+    ]
+    return render(
+        request,
+        "labeler/study_items.html",
+        {"study": study, "page": page, "state": state or "", "states": states},
+    )
 
 
 @require_GET

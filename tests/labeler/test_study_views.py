@@ -15,7 +15,7 @@ from labeler.roles import Role
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from mining.models import BugReport
 from tests.labeler.conftest import GOOD_LABELS
-from tests.labeler.factories import LabellingStudyFactory, labelling_codebook
+from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, labelling_codebook
 from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
 from tests.mining.factories import BugReportFactory, CommentFactory, RepositoryFactory
 
@@ -33,6 +33,7 @@ def pages(slug="perf", item_id=1):
         "history": reverse("studies:item-history", args=[slug, item_id]),
         "report": reverse("studies:item-report", args=[slug, item_id]),
         "import": reverse("studies:import", args=[slug]),
+        "items": reverse("studies:items", args=[slug]),
     }
 
 
@@ -55,6 +56,7 @@ def submitted(study, user, labels=GOOD_LABELS, note=""):
         "/studies/perf/label/",
         "/studies/perf/members/",
         "/studies/perf/import/",
+        "/studies/perf/items/",
         "/studies/perf/items/1/history/",
         "/studies/perf/items/1/report/",
     ],
@@ -300,6 +302,57 @@ def test_history_shows_every_version_once_adjudicated(client, study, annotator, 
 
     assert html.count('data-testid="version"') == 2
     assert "threading" in html
+
+
+# -- the items of a study, for its leads
+
+
+def test_leads_see_every_item_by_state_with_counts_and_no_labels(
+    client, study, annotator, second_annotator, lead, django_assert_max_num_queries
+):
+    done = submitted(study, annotator)
+    submitted(study, second_annotator)  # the same item: now complete
+    assignment_next(study=study, user=annotator)  # the next item: in progress
+    client.force_login(lead)
+
+    with django_assert_max_num_queries(9):  # the same with 4 items or 40
+        html = client.get("/studies/perf/items/").content.decode()
+
+    states = html[html.index('data-testid="item-states"') :]
+    assert "all (4)" in states and "open (2)" in states
+    assert "in progress (1)" in states and "complete (1)" in states
+    rows = re.findall(r'<tr data-item="(\d+)">(.*?)</tr>', html, re.S)
+    assert len(rows) == 4
+    first = dict(rows)[str(done.item_id)]
+    assert "2 of 2" in first and '<span class="badge">complete</span>' in first
+    assert f"/studies/perf/items/{done.item_id}/history/" in first
+    assert "memory/leak" not in html  # labels stay on the history page
+
+    html = client.get("/studies/perf/items/?state=open").content.decode()
+    assert len(re.findall(r'<tr data-item="', html)) == 2
+    html = client.get("/studies/perf/items/?state=nonsense").content.decode()
+    assert "state &#x27;nonsense&#x27; is not one of open, in-progress" in html
+    assert len(re.findall(r'<tr data-item="', html)) == 4
+
+
+def test_the_items_page_costs_the_same_queries_for_many_items(
+    client, study, lead, django_assert_max_num_queries
+):
+    for position in range(4, 140):
+        StudyItemFactory(study=study, position=position)
+    client.force_login(lead)
+
+    with django_assert_max_num_queries(9):
+        html = client.get("/studies/perf/items/?page=2").content.decode()
+
+    assert len(re.findall(r'<tr data-item="', html)) == 40
+    assert "Page 2 of 2" in html
+
+
+def test_only_leads_see_the_items_page(client, study, annotator, researcher):
+    for user in (annotator, researcher):
+        client.force_login(user)
+        assert client.get("/studies/perf/items/").status_code == 403
 
 
 # -- members
