@@ -3,11 +3,12 @@
 Builds its own PostgreSQL database (dropped afterwards unless --keep-db) holding a study of
 --items items at overlap --overlap, starts the app under gunicorn on a free loopback port,
 and drives --annotators concurrent annotators (next, then submit, again and again, no
-pause) for --seconds, after --warmup-seconds of the same, unmeasured. Then the same number
-of clients call GET /api/ping/, the smallest authenticated view of the same app, for the
-same time. Prints requests/s, p50 and p95 latency of each endpoint, errors, and checks that
-no item got more than k annotations or the same person twice. The goals are judged on
-these two closed-loop, zero-think-time runs.
+pause) for --seconds, after --warmup-seconds of the same, unmeasured. The same number of
+clients call GET /api/ping/, the smallest authenticated view of the same app, for the same
+time; the two take turns (--rounds), so that the machine's changing speed weighs on both.
+Prints requests/s, p50 and p95 latency of each endpoint, errors, and checks that no item
+got more than k annotations or the same person twice. The goals are judged on these two
+closed-loop, zero-think-time runs.
 
 Then, as a separate figure set, the annotators label again with a think time between
 receiving an item and submitting it (--think-seconds, 0 to leave it out), as people do.
@@ -49,7 +50,15 @@ REQUEST_TIMEOUT = 10
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument(
+        "--seconds", type=float, default=30.0, help="length of each phase (all its rounds)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="labelling and the minimal view take turns this many times, each a share of --seconds",
+    )
     parser.add_argument(
         "--warmup-seconds", type=float, default=3.0, help="unmeasured labelling before the runs"
     )
@@ -288,6 +297,17 @@ def drive(
     return latencies, errors, time.monotonic() - started
 
 
+def pooled(runs) -> tuple[dict[str, list[float]], list[str], float]:
+    """Several drive() results as one: latencies and errors together, times added up."""
+    latencies: dict[str, list[float]] = {"next": [], "submit": [], "ping": []}
+    errors: list[str] = []
+    for run_latencies, run_errors, _ in runs:
+        for key, values in run_latencies.items():
+            latencies[key].extend(values)
+        errors.extend(run_errors)
+    return latencies, errors, sum(elapsed for _, _, elapsed in runs)
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -346,16 +366,20 @@ def wait_until_up(port: int, token: str, server: subprocess.Popen) -> None:
 
 class CpuShare:
     """How much of the machine's CPU time went to other work than this run (the app, its
-    database sessions, the clients) between start() and stop(): Linux /proc only."""
+    database sessions, the clients) between start() and stop(), and how much the host took
+    for other guests (steal time: a virtual machine's CPUs are shared). Linux /proc only."""
 
     def __init__(self, database: str) -> None:
         self.database = database
 
     @staticmethod
-    def _busy() -> int:
+    def _busy() -> tuple[int, int]:
+        """(busy ticks but steal, steal ticks) of all CPUs."""
         with open("/proc/stat") as stat:
             fields = [int(value) for value in stat.readline().split()[1:]]
-        return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+        # user nice system idle iowait irq softirq steal (guest time is inside user already)
+        steal = fields[7] if len(fields) > 7 else 0
+        return sum(fields[:8]) - fields[3] - fields[4] - steal, steal
 
     def _own(self) -> int:
         parents, ticks, commands = {}, {}, {}
@@ -389,9 +413,15 @@ class CpuShare:
     def start(self) -> None:
         self.started = (self._busy(), self._own())
 
-    def stop(self) -> float:
-        busy, own = self._busy() - self.started[0], self._own() - self.started[1]
-        return max(0, busy - own) / busy if busy else 0.0
+    def stop(self) -> tuple[float, float]:
+        """(share of other work, share stolen by the host), of the CPU time that passed."""
+        (busy, steal), (busy_before, steal_before) = self._busy(), self.started[0]
+        busy, steal = busy - busy_before, steal - steal_before
+        own = self._own() - self.started[1]
+        total = busy + steal
+        if not total:
+            return 0.0, 0.0
+        return max(0, busy - own) / total, steal / total
 
 
 def load_average() -> str:
@@ -481,7 +511,7 @@ def run(args, env, tokens, labels) -> None:
         print(
             f"gunicorn on {HOST}:{port}: {args.workers} workers x {args.threads} threads; "
             f"{args.annotators} clients in {args.client_processes} processes, "
-            f"{args.seconds:.0f} s per phase, {os.cpu_count()} CPUs",
+            f"{args.seconds:.0f} s per phase in {args.rounds} rounds, {os.cpu_count()} CPUs",
             flush=True,
         )
         wait_until_quiet(args)
@@ -490,13 +520,21 @@ def run(args, env, tokens, labels) -> None:
         if warm[1]:
             raise SystemExit(f"the warm-up failed: {warm[1][:3]}")
         loads["before"] = load_average()
+        # Labelling and the minimal view take turns, so that a change in the machine's speed
+        # during the run (other guests on the host) weighs on both alike.
         others = CpuShare(args.database)
-        others.start()
-        latencies, errors, elapsed = drive(args, port, tokens, labels, "label")
-        others_labelling = others.stop()
-        others.start()
-        ping, ping_errors, ping_elapsed = drive(args, port, tokens, labels, "ping")
-        others_ping = others.stop()
+        runs: dict[str, list] = {"label": [], "ping": []}
+        shares: dict[str, list[tuple[float, float]]] = {"label": [], "ping": []}
+        for _ in range(args.rounds):
+            for mode in ("label", "ping"):
+                others.start()
+                seconds = args.seconds / args.rounds
+                runs[mode].append(drive(args, port, tokens, labels, mode, seconds=seconds))
+                shares[mode].append(others.stop())
+        latencies, errors, elapsed = pooled(runs["label"])
+        ping, ping_errors, ping_elapsed = pooled(runs["ping"])
+        others_labelling = [statistics.mean(share) for share in zip(*shares["label"], strict=True)]
+        others_ping = [statistics.mean(share) for share in zip(*shares["ping"], strict=True)]
         loads["after"] = load_average()
         if args.think_seconds:
             thinking = drive(args, port, tokens, labels, "label", think=args.think_seconds)
@@ -508,8 +546,9 @@ def run(args, env, tokens, labels) -> None:
     over, twice, submitted = over_assignment(env)
     print(f"\n{loads['before']} before the runs, {loads['after']} after them")
     print(
-        f"CPU time taken by other work on the machine: {others_labelling:.0%} during the "
-        f"labelling run, {others_ping:.0%} during the minimal view's"
+        f"CPU time taken by other work on the machine: {others_labelling[0]:.0%} during the "
+        f"labelling run, {others_ping[0]:.0%} during the minimal view's; by the host for other "
+        f"guests (steal): {others_labelling[1]:.0%} and {others_ping[1]:.0%}"
     )
     report_labelling(
         "labelling, closed loop, no think time (next + submit)", latencies, errors, elapsed
