@@ -381,7 +381,8 @@ class CpuShare:
         steal = fields[7] if len(fields) > 7 else 0
         return sum(fields[:8]) - fields[3] - fields[4] - steal, steal
 
-    def _own(self) -> int:
+    def _own(self) -> dict[str, int]:
+        """CPU ticks of this run's processes, by pid."""
         parents, ticks, commands = {}, {}, {}
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
@@ -404,11 +405,11 @@ class CpuShare:
                 pid = parents[pid]
             return False
 
-        return sum(
-            ticks[pid]
+        return {
+            pid: ticks[pid]
             for pid in ticks
             if ours(pid) or ("postgres" in commands[pid] and self.database in commands[pid])
-        )
+        }
 
     def start(self) -> None:
         self.started = (self._busy(), self._own())
@@ -417,7 +418,10 @@ class CpuShare:
         """(share of other work, share stolen by the host), of the CPU time that passed."""
         (busy, steal), (busy_before, steal_before) = self._busy(), self.started[0]
         busy, steal = busy - busy_before, steal - steal_before
-        own = self._own() - self.started[1]
+        # Per process: a database session that ended meanwhile (the app renews its connections)
+        # takes its time with it, and is left out rather than counted as negative time.
+        before = self.started[1]
+        own = sum(ticks - before.get(pid, 0) for pid, ticks in self._own().items())
         total = busy + steal
         if not total:
             return 0.0, 0.0
