@@ -94,16 +94,18 @@ def read_label_file(data: bytes, source: str = "file") -> LabelFile:
         line = text[: text.index("\x00")].count("\n") + 1
         raise AnnotationFileError([f"{source}:{line}: contains a NUL character"])
     reader = csv.reader(io.StringIO(text, newline=""))
-    columns = _columns(next(reader, None), source)
-    found = LabelFile()
     try:
-        _read_rows(reader, columns, source, found)
+        header = next(reader, None)
     except csv.Error as error:
-        # Past broken quoting the reader cannot tell where rows start: stop there, with the
-        # rows read so far.
-        found.problems.append(_problem(source, reader.line_num, f"not valid CSV: {error}"))
-        raise AnnotationFileError.of(found.problems, source) from None
+        raise AnnotationFileError([f"{source}:1: {_not_csv(error)}"]) from None
+    columns = _columns(header, source)
+    found = LabelFile()
+    _read_rows(reader, columns, source, found)
     return found
+
+
+def _not_csv(error: csv.Error) -> str:
+    return f"not valid CSV from this line on (a quote left open, or a cell too large): {error}"
 
 
 def _columns(header: list[str] | None, source: str) -> list[str]:
@@ -125,8 +127,18 @@ def _columns(header: list[str] | None, source: str) -> list[str]:
 def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> None:
     first_seen: dict[tuple[str, str, str], int] = {}
     line = reader.line_num + 1
-    for record in reader:
-        start, line = line, reader.line_num + 1
+    while True:
+        start = line
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            # Past broken quoting the reader cannot tell where rows start: stop at the line
+            # where the record began, with the problems found so far.
+            found.problems.append(_problem(source, start, _not_csv(error)))
+            raise AnnotationFileError.of(found.problems, source) from None
+        line = reader.line_num + 1
         if not any(cell.strip() for cell in record):
             continue
         if len(record) != len(columns):

@@ -68,7 +68,11 @@ class IdLookupMixin:
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         value = kwargs.get(self.lookup_url_kwarg or self.lookup_field)
-        if value is not None and not (value.isascii() and value.isdigit() and int(value) <= MAX_ID):
+        # The length first: Python refuses to turn more than 4,300 digits into an int.
+        too_long = value is not None and len(value) > len(str(MAX_ID))
+        if value is not None and (
+            too_long or not (value.isascii() and value.isdigit() and int(value) <= MAX_ID)
+        ):
             raise exceptions.NotFound()
 
 

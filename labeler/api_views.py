@@ -14,6 +14,7 @@ from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -356,8 +357,10 @@ class AssignmentViewSet(
             Prefetch("annotations", queryset=annotations)
         )
 
+    # JSON only: a form body cannot tell a flag left out from one set to false, and a
+    # revision keeps what is left out.
     @extend_schema(request=SubmitSerializer, responses=SubmissionSerializer)
-    @action(detail=True, methods=["post"], filterset_class=None)
+    @action(detail=True, methods=["post"], filterset_class=None, parser_classes=[JSONParser])
     def submit(self, request, pk=None):
         """Submit or revise your labels; refused with nothing stored if any label is wrong."""
         assignment_require_own(user=request.user, assignment_id=pk)

@@ -120,7 +120,8 @@ def test_a_cell_over_the_csv_field_limit_is_a_named_error():
     huge = "x" * 200_000
     found = file_error(f"item,annotator,dimension,value,note\na/b#1,al,root-cause,x,{huge}\n")
     assert len(found) == 1
-    assert found[0].startswith("labels.csv:2: not valid CSV: field larger than field limit")
+    assert found[0].startswith("labels.csv:2: not valid CSV from this line on")
+    assert found[0].endswith("field larger than field limit (131072)")
 
 
 def test_broken_csv_is_reported_with_the_bad_rows_before_it():
@@ -138,6 +139,15 @@ def test_broken_csv_is_reported_with_the_bad_rows_before_it():
     ]
     assert found[2].startswith("labels.csv:5: not valid CSV")
     assert len(found) == 3
+
+
+def test_a_quote_left_open_is_reported_where_it_opened_even_in_the_header():
+    rows = "a/b#1,al,root-cause,x\n" * 20_000
+    assert file_error('"item,annotator,dimension,value\n' + rows)[0].startswith(
+        "labels.csv:1: not valid CSV from this line on (a quote left open"
+    )
+    found = file_error('item,annotator,dimension,value\na/b#1,al,"root-cause,x\n' + rows)
+    assert found[-1].startswith("labels.csv:2: not valid CSV from this line on")
 
 
 def test_problems_come_in_line_order_and_past_the_cap_are_counted():

@@ -30,7 +30,7 @@ ROUTES = [
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
 @pytest.mark.parametrize("user", ["annotator", "lead"])
-@pytest.mark.parametrize("value", [HUGE, str(MAX_ID + 1)])
+@pytest.mark.parametrize("value", [HUGE, str(MAX_ID + 1), "9" * 5000])
 def test_an_id_beyond_bigint_is_a_404(request, study, method, path, body, user, value):
     client = client_for(request.getfixturevalue(user))
 

@@ -176,6 +176,18 @@ def test_a_revision_through_the_api_without_note_or_unsure_keeps_them(study, ann
     assert (saved.note, saved.unsure) == ("looks like a leak", True)
 
 
+def test_submit_takes_json_only(study, annotator):
+    client = client_for(annotator)
+    assignment = next_item(client).json()["assignment"]
+
+    response = client.post(
+        f"/api/assignments/{assignment}/submit/", {"labels": "x"}, format="multipart"
+    )
+
+    assert response.status_code == 415
+    assert Assignment.objects.get(pk=assignment).status == "held"
+
+
 def test_blind_until_adjudicated(study, annotator, second_annotator, lead):
     for user, labels in ((annotator, GOOD_LABELS), (second_annotator, {"root-cause": "threading"})):
         client = client_for(user)
