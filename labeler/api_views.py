@@ -18,10 +18,10 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from labeler.api import IdLookupMixin, closest_name
+from labeler.api import IdLookupMixin
 from labeler.filters import AnnotationFilter, AssignmentFilter, StudyFilter, StudyItemFilter
 from labeler.frames import FrameQuery
-from labeler.labels import study_scheme
+from labeler.labels import closest_name, study_scheme
 from labeler.models import Annotation, Assignment, Study, StudyItem, StudyMember
 from labeler.permissions import (
     assignment_require_own,
@@ -77,6 +77,7 @@ from labeler.services.studies import (
     study_sample_preview,
 )
 from taxonomy.models import Codebook
+from taxonomy.selectors import codebook_newest
 
 NOT_YOURS = "only the study's leads may do this"
 
@@ -116,10 +117,7 @@ def _batch_data(batch) -> dict:
 def _codebook(key: str, version: str | None) -> Codebook:
     """The codebook at that version (default: the newest); a 400 on `codebook` naming what is
     loaded when there is none."""
-    codebooks = Codebook.objects.filter(key=key)
-    if version is not None:
-        codebooks = codebooks.filter(version=version)
-    codebook = codebooks.order_by("-created_at").first()
+    codebook = codebook_newest(key=key, version=version)
     if codebook is not None:
         return codebook
     if version is not None:

@@ -99,10 +99,19 @@ def study_scheme_by_id(*, study_id: int) -> Scheme:
     return study_scheme(study=Study.objects.select_related("codebook").get(pk=study_id))
 
 
+def closest_name(name: str, known) -> str | None:
+    """The known name `name` most likely misspells or abbreviates, if any is close."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    return next((k for k in known if k.startswith(name) or name.startswith(k)), None)
+
+
 def closest(value: str, candidates) -> str:
     """`; did you mean 'x'?` for the closest candidate, or nothing when none is close."""
-    match = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
-    return f"; did you mean {match[0]!r}?" if match else ""
+    match = closest_name(value, candidates)
+    return f"; did you mean {match!r}?" if match else ""
 
 
 def _category(scheme: Scheme, dimension: Dimension, value) -> Category:

@@ -14,6 +14,7 @@ from django.db.models import Count, F, Q
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -482,7 +483,13 @@ def study_items(request, slug: str):
     return render(
         request,
         "labeler/study_items.html",
-        {"study": study, "page": page, "state": state or "", "states": states},
+        {
+            "study": study,
+            "page": page,
+            "state": state or "",
+            "states": states,
+            "query": urlencode({"state": state or ""}),
+        },
     )
 
 

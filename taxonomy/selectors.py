@@ -11,6 +11,15 @@ def codebook_list() -> QuerySet[Codebook]:
     return Codebook.objects.prefetch_related("dimensions").order_by("key", "-updated_at")
 
 
+def codebook_newest(*, key: str, version: str | None = None) -> Codebook | None:
+    """The codebook `key` at `version`, or its newest version when none is given; None when
+    there is no such codebook."""
+    codebooks = Codebook.objects.filter(key=key)
+    if version:
+        codebooks = codebooks.filter(version=version)
+    return codebooks.order_by("-created_at").first()
+
+
 def codebook_with_tree(*, key: str, version: str) -> Codebook:
     """One codebook with its dimensions and categories loaded in three queries."""
     categories = Category.objects.order_by("position")

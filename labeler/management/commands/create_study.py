@@ -18,14 +18,12 @@ from labeler.services.studies import (
     study_sample_preview,
 )
 from taxonomy.models import Codebook
+from taxonomy.selectors import codebook_newest
 
 
 def _codebook(spec: str) -> Codebook:
     key, _, version = spec.partition("@")
-    codebooks = Codebook.objects.filter(key=key)
-    if version:
-        codebooks = codebooks.filter(version=version)
-    codebook = codebooks.order_by("-created_at").first()
+    codebook = codebook_newest(key=key, version=version)
     if codebook is None:
         known = ", ".join(sorted({f"{c.key}@{c.version}" for c in Codebook.objects.all()}))
         raise CommandError(f"--codebook {spec}: no such codebook (loaded: {known or 'none'})")
