@@ -10,4 +10,4 @@ RUN pip install -e . \
 USER labeler
 
 EXPOSE 8000
-CMD ["gunicorn", "labeler.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -47,7 +47,7 @@ bench: install services
 	$(BIN)/python bench/label_load.py
 
 worker: install
-	$(BIN)/celery -A labeler worker --loglevel=info
+	$(BIN)/celery -A config worker --loglevel=info
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

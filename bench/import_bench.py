@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "labeler.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mining_bench")
 os.environ.setdefault("GITHUB_SECONDS_BETWEEN_REQUESTS", "0")
 os.environ.setdefault("GITHUB_SECONDS_BETWEEN_WRITES", "0")

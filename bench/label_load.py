@@ -91,7 +91,7 @@ def parse_args() -> argparse.Namespace:
 def app_environment(args) -> dict[str, str]:
     return {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "labeler.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": f"{args.pg}/{args.database}",
         "DEBUG": "0",
         "SECRET_KEY": "bench-only-secret-key-not-for-production-use-0123456789",
@@ -444,7 +444,7 @@ def wait_until_quiet(args) -> None:
         print(f"WARNING: the machine stayed busy; figures are skewed: {load_average()}")
 
 
-def gunicorn_start(args, env, port, app: tuple[str, ...] = ("labeler.wsgi",)) -> subprocess.Popen:
+def gunicorn_start(args, env, port, app: tuple[str, ...] = ("config.wsgi",)) -> subprocess.Popen:
     return subprocess.Popen(
         [
             str(Path(PYTHON).with_name("gunicorn")),

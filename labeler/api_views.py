@@ -18,10 +18,10 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from labeler.api import IdLookupMixin
+from config.api import IdLookupMixin, closest_name
 from labeler.filters import AnnotationFilter, AssignmentFilter, StudyFilter, StudyItemFilter
 from labeler.frames import FrameQuery
-from labeler.labels import closest_name, study_scheme
+from labeler.labels import study_scheme
 from labeler.models import Annotation, Assignment, Study, StudyItem, StudyMember
 from labeler.permissions import (
     assignment_require_own,

@@ -6,12 +6,12 @@ that one of them refuses, the others refuse too, with the same message.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cached_property
 
 from django.core.exceptions import ValidationError
 
+from config.api import closest_name
 from labeler.models import Study
 from taxonomy.models import Category, Dimension
 
@@ -97,15 +97,6 @@ def study_scheme_by_id(*, study_id: int) -> Scheme:
     if study_id in _FROZEN_SCHEMES:
         return _FROZEN_SCHEMES[study_id]
     return study_scheme(study=Study.objects.select_related("codebook").get(pk=study_id))
-
-
-def closest_name(name: str, known) -> str | None:
-    """The known name `name` most likely misspells or abbreviates, if any is close."""
-    known = sorted(known)
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    return next((k for k in known if k.startswith(name) or name.startswith(k)), None)
 
 
 def closest(value: str, candidates) -> str:

@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
-from labeler.api import RejectUnknownFieldsMixin
+from config.api import RejectUnknownFieldsMixin
 from labeler.frames import Candidates, StateFilter
 from labeler.labels import FROZEN_SCHEMES_KEPT, Scheme
 from labeler.models import (

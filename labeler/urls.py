@@ -1,41 +1,32 @@
-from django.contrib import admin
-from django.contrib.auth import views as auth_views
-from django.contrib.auth.decorators import login_required
+"""Pages of the labeler app: the home page, and studies (set-up, labelling, progress)."""
+
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
-from rest_framework.routers import DefaultRouter
 
-from labeler import views
-from taxonomy.api import CodebookViewSet
+from labeler import study_views as views
+from labeler.views import home
 
-router = DefaultRouter()
-router.register("codebooks", CodebookViewSet, basename="codebook")
-
-api_patterns = [
-    path("auth/token/", obtain_auth_token, name="api-token"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("", include(router.urls)),
-    path("", include("mining.api_urls")),
-    path("", include("labeler.study_api_urls")),
+study_patterns = [
+    path("studies/", views.study_list, name="list"),
+    path("studies/new/", views.study_new, name="new"),
+    path("studies/<slug:slug>/", views.study_detail, name="detail"),
+    path("studies/<slug:slug>/batches/", views.study_batch_add, name="batch-add"),
+    path("studies/<slug:slug>/members/", views.study_members, name="members"),
+    path("studies/<slug:slug>/import/", views.study_import, name="import"),
+    path("studies/<slug:slug>/label/", views.study_label, name="label"),
+    path("studies/<slug:slug>/items/", views.study_items, name="items"),
+    path(
+        "studies/<slug:slug>/items/<int:item_id>/history/",
+        views.item_history_page,
+        name="item-history",
+    ),
+    path(
+        "studies/<slug:slug>/items/<int:item_id>/report/",
+        views.item_report,
+        name="item-report",
+    ),
 ]
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("codebooks/", include("taxonomy.urls")),
-    path("", include("mining.urls")),
-    path("", include("labeler.study_urls")),
-    path("admin/", admin.site.urls),
-    path(
-        "docs/api/",
-        login_required(SpectacularSwaggerView.as_view(url_name="api-schema")),
-        name="api-docs",
-    ),
-    path("api/", include(api_patterns)),
+    path("", home, name="home"),
+    path("", include((study_patterns, "studies"))),
 ]

@@ -32,12 +32,12 @@ def test_web_and_worker_get_the_database_broker_and_production_settings():
 
     for name in ("web", "worker"):
         environment = services[name]["environment"]
-        assert environment["DJANGO_SETTINGS_MODULE"] == "labeler.settings.production"
+        assert environment["DJANGO_SETTINGS_MODULE"] == "config.settings.production"
         assert environment["DATABASE_URL"].startswith("postgres://")
         assert environment["CELERY_BROKER_URL"].startswith("redis://redis:6379")
         assert services[name]["depends_on"] == {
             "postgres": {"condition": "service_healthy"},
             "redis": {"condition": "service_healthy"},
         }
-    assert "gunicorn labeler.wsgi:application" in services["web"]["command"]
-    assert services["worker"]["command"][:3] == ["celery", "-A", "labeler"]
+    assert "gunicorn config.wsgi:application" in services["web"]["command"]
+    assert services["worker"]["command"][:3] == ["celery", "-A", "config"]

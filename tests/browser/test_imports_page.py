@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from labeler.celery import app
+from config.celery import app
 from mining.models import BugReport
 from tests.fakegithub.fixtures import fake_github  # noqa: F401
 from tests.mining import github_data

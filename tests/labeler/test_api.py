@@ -1,6 +1,6 @@
 """The API's shared plumbing: naming an unknown field with the known one it most resembles."""
 
-from labeler.api import closest_name, unknown_field_message
+from config.api import closest_name, unknown_field_message
 
 FRAME = ["repositories", "candidates", "state", "has_fix", "labels", "created_from"]
 

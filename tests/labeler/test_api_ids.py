@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from labeler.api import MAX_ID
+from config.api import MAX_ID
 from labeler.services.assignment import assignment_next
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ def test_production_mode_passes_check_deploy_without_warnings():
         "--deploy",
         "--fail-level",
         "WARNING",
-        DJANGO_SETTINGS_MODULE="labeler.settings.production",
+        DJANGO_SETTINGS_MODULE="config.settings.production",
         SECRET_KEY="k" * 20 + "-this-is-a-long-random-enough-secret-for-tests-0123456789",
         ALLOWED_HOSTS="labeler.example.org",
     )
@@ -36,14 +36,14 @@ def test_production_mode_passes_check_deploy_without_warnings():
 
 
 def test_production_mode_refuses_a_missing_secret_key():
-    result = manage("check", DJANGO_SETTINGS_MODULE="labeler.settings.production", SECRET_KEY="")
+    result = manage("check", DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY="")
 
     assert result.returncode != 0
     assert "SECRET_KEY must be set to a random string of 50+ characters" in result.stderr
 
 
 def test_a_bad_boolean_names_the_variable():
-    result = manage("check", DJANGO_SETTINGS_MODULE="labeler.settings", DEBUG="perhaps")
+    result = manage("check", DJANGO_SETTINGS_MODULE="config.settings", DEBUG="perhaps")
 
     assert result.returncode != 0
     assert "DEBUG='perhaps': expected one of" in result.stderr
@@ -58,7 +58,7 @@ def test_with_nothing_set_the_app_uses_sqlite_and_in_process_tasks():
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "labeler.settings"},
+        env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings"},
         capture_output=True,
         text=True,
         timeout=60,

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from labeler.celery import app
+from config.celery import app
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def start_worker(api_url: str) -> subprocess.Popen:
         "GITHUB_API_URL": api_url,
     }
     return subprocess.Popen(
-        [str(Path(sys.executable).parent / "celery"), "-A", "labeler", "worker", "-P", "solo",
+        [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-P", "solo",
          "--loglevel=warning", "--without-gossip", "--without-mingle", "--without-heartbeat"],
         cwd=ROOT,
         env=env,

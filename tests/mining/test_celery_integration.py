@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from labeler.celery import app
+from config.celery import app
 from mining import services, tasks
 from mining.models import BugReport, Comment, ImportJob
 from tests.mining import github_data

@@ -2,7 +2,7 @@
 
 import os
 
-from labeler.settings.test import *  # noqa: F403
+from config.settings.test import *  # noqa: F403
 
 CELERY_TASK_ALWAYS_EAGER = False
 # A killed worker's unacknowledged task comes back within seconds, not hours: the next worker

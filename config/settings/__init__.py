@@ -2,7 +2,7 @@
 
 With nothing set, the app runs on a laptop: a SQLite file database and Celery tasks run
 in-process. Set DATABASE_URL and CELERY_BROKER_URL for PostgreSQL and real workers.
-`labeler.settings.production` tightens security on top of this module.
+`config.settings.production` tightens security on top of this module.
 """
 
 import os
@@ -66,8 +66,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "labeler.urls"
-WSGI_APPLICATION = "labeler.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -127,7 +127,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "labeler.api.exception_handler",
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Bug labeler API",

@@ -1,10 +1,10 @@
-"""The Celery app; workers run `celery -A labeler worker`."""
+"""The Celery app; workers run `celery -A config worker`."""
 
 import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "labeler.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("labeler")
 app.config_from_object("django.conf:settings", namespace="CELERY")

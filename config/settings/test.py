@@ -4,7 +4,7 @@ import os
 
 import dj_database_url
 
-from labeler.settings import *  # noqa: F403
+from config.settings import *  # noqa: F403
 
 # The base module was imported (as this module's package) before anything here ran, so the
 # database and broker are set again from the environment, with the local services as defaults.

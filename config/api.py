@@ -4,6 +4,7 @@ Every error answers `{"message": "...", "fields": {"<field>": ["..."]}}`; `field
 what was wrong where, and is empty when the error is not about one input field.
 """
 
+import difflib
 from collections.abc import Iterable, Mapping
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -12,7 +13,15 @@ from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from labeler.labels import closest_name
+
+def closest_name(name: str, known) -> str | None:
+    """The known name `name` most likely misspells or abbreviates, if any is close."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    return next((k for k in known if k.startswith(name) or name.startswith(k)), None)
+
 
 # The largest id a PostgreSQL bigint holds: a larger one in a URL names nothing.
 MAX_ID = 2**63 - 1

@@ -1,4 +1,4 @@
-"""Production mode: `DJANGO_SETTINGS_MODULE=labeler.settings.production`.
+"""Production mode: `DJANGO_SETTINGS_MODULE=config.settings.production`.
 
 Refuses to start without a real SECRET_KEY and passes `manage.py check --deploy`.
 """
@@ -7,8 +7,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from labeler.settings import *  # noqa: F403
-from labeler.settings import env_bool
+from config.settings import *  # noqa: F403
+from config.settings import env_bool
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
