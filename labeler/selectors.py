@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 
-from labeler import database
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -195,26 +194,16 @@ WHERE item.id = %s
 
 def report_for_labelling(*, item_id: int) -> dict:
     """The item's report with its comments: ReportSerializer's fields and nothing more (the
-    raw GitHub payload stays in the database). One query on PostgreSQL, two elsewhere."""
-    if database.is_postgresql():
-        with connection.cursor() as cursor:
-            cursor.execute(REPORT_SQL, [item_id])
-            *fields, repository, comments = cursor.fetchone()
-        report = dict(zip(REPORT_FIELDS, fields, strict=True))
-        # Django leaves jsonb to its field to decode (the comments are plain json).
-        labels = BugReport._meta.get_field("labels")
-        report["labels"] = labels.from_db_value(report["labels"], None, connection)
-        for comment in comments:
-            comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
-    else:
-        item = StudyItem.objects.select_related("report__repository").get(pk=item_id)
-        report = {name: getattr(item.report, name) for name in REPORT_FIELDS}
-        repository = item.report.repository.full_name
-        comments = list(
-            item.report.comments.order_by("created_at", "github_id").values(
-                "author_login", "body", "created_at"
-            )
-        )
+    raw GitHub payload stays in the database), in one query."""
+    with connection.cursor() as cursor:
+        cursor.execute(REPORT_SQL, [item_id])
+        *fields, repository, comments = cursor.fetchone()
+    report = dict(zip(REPORT_FIELDS, fields, strict=True))
+    # Django leaves jsonb to its field to decode (the comments are plain json).
+    labels = BugReport._meta.get_field("labels")
+    report["labels"] = labels.from_db_value(report["labels"], None, connection)
+    for comment in comments:
+        comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
     return {"id": report.pop("id"), "repository": repository, **report, "comments": comments}
 
 

@@ -37,8 +37,6 @@ def upsert(
     }
     if defaults:
         rows = [{**defaults, **row} for row in rows]
-    if connection.vendor != "postgresql":
-        return _upsert_orm(model, rows, unique=unique, update=update)
     names = list(rows[0])
     json_positions = [
         i
@@ -70,17 +68,3 @@ def upsert(
             cursor.execute(head + ", ".join(values) + tail)
             result += cursor.fetchall()
     return {tuple(key): (pk, created) for pk, created, *key in result}
-
-
-def _upsert_orm(model, rows, *, unique, update) -> dict[tuple, tuple[int, bool]]:
-    objects = [model(**row) for row in rows]
-    if update:
-        model.objects.bulk_create(
-            objects, update_conflicts=True, unique_fields=unique, update_fields=update
-        )
-    else:
-        model.objects.bulk_create(objects, ignore_conflicts=True)
-    keys = {tuple(row[name] for name in unique) for row in rows}
-    lookup = {f"{name}__in": {row[name] for row in rows} for name in unique}
-    found = model.objects.filter(**lookup).values_list("pk", *unique)
-    return {tuple(key): (pk, False) for pk, *key in found if tuple(key) in keys}

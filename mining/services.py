@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from mining import bulk, candidates, linking, measures, records
+from mining import bulk, candidates, linking, records
 from mining.models import (
     BugReport,
     CandidateRules,
@@ -526,67 +526,11 @@ WHERE r.id = ids.id
 
 
 def _refresh_measures(report_ids: list[int]) -> None:
-    """Recompute the stored measures of these reports: one statement on PostgreSQL."""
+    """Recompute the stored measures of these reports, in one statement."""
     if not report_ids:
-        return
-    if connection.vendor != "postgresql":
-        _refresh_measures_in_python(report_ids)
         return
     with connection.cursor() as cursor:
         cursor.execute(MEASURES_SQL, {"ids": list(report_ids)})
-
-
-def _refresh_measures_in_python(report_ids: list[int]) -> None:
-    """mining/measures.py over the stored rows (databases without MEASURES_SQL)."""
-    comments: dict[int, list] = {pk: [] for pk in report_ids}
-    for report_id, login, created in Comment.objects.filter(report_id__in=report_ids).values_list(
-        "report_id", "author_login", "created_at"
-    ):
-        comments[report_id].append((login, created))
-    parts: dict[int, list] = {pk: [] for pk in report_ids}
-    for link in FixLink.objects.filter(report_id__in=report_ids).values(
-        "report_id",
-        "target",
-        "strength",
-        "reverted",
-        "commit_id",
-        "commit__additions",
-        "commit__deletions",
-        "pull_request__additions",
-        "pull_request__deletions",
-    ):
-        is_commit = link["commit_id"] is not None
-        prefix = "commit__" if is_commit else "pull_request__"
-        parts[link["report_id"]].append(
-            measures.FixPart(
-                target=link["target"],
-                strength=link["strength"],
-                reverted=link["reverted"],
-                additions=link[prefix + "additions"],
-                deletions=link[prefix + "deletions"],
-                is_commit=is_commit,
-            )
-        )
-    reports = list(
-        BugReport.objects.filter(pk__in=report_ids).only(
-            "id", "author_login", "created_at", "closed_at", "state"
-        )
-    )
-    for report in reports:
-        m = measures.report_measures(
-            author_login=report.author_login,
-            created_at=report.created_at,
-            closed_at=report.closed_at if report.state == BugReport.State.CLOSED else None,
-            comments=comments[report.pk],
-            fix_parts=parts[report.pk],
-        )
-        report.fix_hours = m.fix_hours
-        report.fix_size = m.fix_size
-        report.first_comment_hours = m.first_comment_hours
-        report.commenter_count = m.commenter_count
-        report.participant_count = m.participant_count
-        report.has_fix = any(not p.reverted for p in parts[report.pk])
-    BugReport.objects.bulk_update(reports, MEASURE_FIELDS, batch_size=500)
 
 
 @transaction.atomic

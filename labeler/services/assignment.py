@@ -19,14 +19,11 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import F
 from django.utils import timezone
 
-from labeler import database
 from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme_by_id
 from labeler.models import (
-    Annotation,
-    AnnotationVersion,
     Assignment,
     SkipReason,
     Study,
@@ -94,8 +91,6 @@ SELECT
 
 def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
     """Hold the next free item for `user`: their new (or revived) assignment, or None."""
-    if not database.is_postgresql():
-        return _assignment_claim_portable(study=study, user=user, now=now)
     sql = CLAIM_SQL.format(order=CLAIM_ORDER[study.item_order], columns=ASSIGNMENT_COLUMNS)
     with connection.cursor() as cursor:
         # A retry only when another request of the same user took the picked item between
@@ -159,47 +154,12 @@ ASSIGNMENT_COLUMNS = ", ".join(
 )
 
 
-@transaction.atomic
-def _assignment_claim_portable(*, study: Study, user, now) -> Assignment | None:
-    """CLAIM_SQL in several statements, for databases other than PostgreSQL."""
-    taken = Assignment.objects.filter(item=OuterRef("pk"), annotator=user).exclude(
-        status=Status.EXPIRED
-    )
-    order = (
-        ("-priority", "position") if study.item_order == Study.ItemOrder.PRIORITY else ("position",)
-    )
-    item = (
-        StudyItem.objects.filter(study=study, claimed__lt=F("needed"), adjudicated_at__isnull=True)
-        .exclude(Exists(taken))
-        .select_for_update(skip_locked=True)
-        .order_by(*order)
-        .first()
-    )
-    if item is None:
-        return None
-    assignment, _ = Assignment.objects.update_or_create(
-        item=item,
-        annotator=user,
-        defaults={"status": Status.HELD, "held_at": now},
-        create_defaults={"study": study, "status": Status.HELD, "held_at": now},
-    )
-    StudyItem.objects.filter(pk=item.pk).update(claimed=F("claimed") + 1)
-    return assignment
-
-
 def _locked_own(*, assignment_id: int, user) -> Assignment:
-    """Lock the user's assignment; its item is read, not locked (see _item_counters_update):
-    the assignment carries the item's `item_adjudicated_at`."""
-    if database.is_postgresql():
-        assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
-        if assignment is None:
-            raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
-    else:
-        assignment = (
-            Assignment.objects.select_for_update()
-            .annotate(item_adjudicated_at=F("item__adjudicated_at"))
-            .get(pk=assignment_id)
-        )
+    """Lock the user's assignment; its item is read, not locked (SUBMIT_SQL changes its
+    counters as its first write): the assignment carries the item's `item_adjudicated_at`."""
+    assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
+    if assignment is None:
+        raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
     if assignment.annotator_id != user.pk:
         raise PermissionDenied("this assignment belongs to another annotator")
     return assignment
@@ -213,23 +173,6 @@ JOIN labeler_studyitem item ON item.id = assignment.item_id
 WHERE assignment.id = %s
 FOR UPDATE OF assignment
 """
-
-
-def _item_counters_update(*, item_id: int, claimed: int, submitted: int, reclaim: bool) -> None:
-    """Change the item's counters as the transaction's last write.
-
-    The item row is locked only from here to the commit, so annotators of the same item do
-    not queue behind each other's whole submission. The conditions re-check, under the lock,
-    what was read earlier without it; if they no longer hold, everything rolls back.
-    """
-    conditions = {"pk": item_id, "adjudicated_at__isnull": True}
-    if reclaim:
-        conditions["claimed__lt"] = F("needed")
-    updated = StudyItem.objects.filter(**conditions).update(
-        claimed=F("claimed") + claimed, submitted=F("submitted") + submitted
-    )
-    if not updated:
-        _item_counters_refused(item_id=item_id)
 
 
 def _item_counters_refused(*, item_id: int) -> None:
@@ -331,10 +274,7 @@ def assignment_submit(
         first=first,
         reclaim=reclaim,
     )
-    if database.is_postgresql():
-        _submission_write_at_once(submission)
-    else:
-        _submission_write(submission)
+    _submission_write(submission)
     assignment.labels = new
     return assignment
 
@@ -356,53 +296,7 @@ class Submission:
 
 
 def _submission_write(submission: Submission) -> None:
-    """The submission's rows, one statement each; the item's counters last."""
-    assignment = submission.assignment
-    annotations = Annotation.objects.bulk_create(
-        [
-            Annotation(
-                assignment=assignment,
-                item_id=assignment.item_id,
-                annotator_id=assignment.annotator_id,
-                dimension_id=categories[0].dimension_id,
-                values=submission.labels[key],
-                updated_at=submission.now,
-            )
-            for key, categories in submission.chosen.items()
-        ]
-    )
-    Annotation.categories.through.objects.bulk_create(
-        [
-            Annotation.categories.through(annotation_id=annotation.pk, category_id=category.pk)
-            for annotation, categories in zip(annotations, submission.chosen.values(), strict=True)
-            for category in categories
-        ]
-    )
-    AnnotationVersion.objects.create(
-        assignment=assignment,
-        item_id=assignment.item_id,
-        annotator_id=assignment.annotator_id,
-        number=assignment.version,
-        labels=submission.labels,
-        changes=submission.changes,
-        note=assignment.note,
-        unsure=assignment.unsure,
-        seconds=submission.seconds,
-        created_at=submission.now,
-    )
-    assignment.save(
-        update_fields=["status", "submitted_at", "note", "unsure", "seconds", "version"]
-    )
-    _item_counters_update(
-        item_id=assignment.item_id,
-        claimed=int(submission.reclaim),
-        submitted=int(submission.first),
-        reclaim=submission.reclaim,
-    )
-
-
-def _submission_write_at_once(submission: Submission) -> None:
-    """SUBMIT_SQL: what _submission_write does, in one statement (one round trip)."""
+    """The submission's rows and the item's counters, in one statement (one round trip)."""
     assignment = submission.assignment
     chosen = submission.chosen.values()
     with connection.cursor() as cursor:
@@ -436,8 +330,10 @@ def _submission_write_at_once(submission: Submission) -> None:
         _item_counters_refused(item_id=assignment.item_id)
 
 
-# Every write is gated on the item's counters changing (the conditions of
-# _item_counters_update), so when they do not, nothing is written.
+# Every write is gated on the item's counters changing, and they change only while the item
+# is not adjudicated and (for a reclaim) has a free place: re-checked on the locked item row,
+# so when they do not hold, nothing is written. The item row is locked from here to the commit
+# only, so annotators of the same item do not queue behind each other's whole submission.
 SUBMIT_SQL = """
 WITH counted AS (
     UPDATE labeler_studyitem item

@@ -6,7 +6,6 @@ import json
 import pytest
 from rest_framework import serializers
 
-from labeler import database
 from labeler.labels import study_scheme
 from labeler.selectors import report_for_labelling
 from labeler.serializers import (
@@ -37,14 +36,8 @@ class SchemeNextItemSerializer(NextItemSerializer):
         ).data
 
 
-@pytest.fixture(params=["one statement", "portable"])
-def path(request, monkeypatch):
-    if request.param == "portable":
-        monkeypatch.setattr(database, "is_postgresql", lambda: False)
-
-
 @pytest.mark.parametrize("closed", [True, False])
-def test_next_item_json_is_what_the_serializer_says(path, closed):
+def test_next_item_json_is_what_the_serializer_says(closed):
     study = LabellingStudyFactory()
     codebook_freeze(codebook=study.codebook)
     closed_at = dt.datetime(2022, 3, 1, 8, 30, 15, 123456, tzinfo=dt.UTC) if closed else None

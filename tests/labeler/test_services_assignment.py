@@ -6,7 +6,6 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
-from labeler import database
 from labeler.models import Annotation, AnnotationVersion, Assignment, Study, StudyItem
 from labeler.permissions import study_access
 from labeler.selectors import assignment_previous, item_history, study_progress
@@ -22,15 +21,6 @@ from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, Use
 pytestmark = pytest.mark.django_db
 
 GOOD = {"root-cause": "memory/leak", "impact": ["speed"]}
-
-
-@pytest.fixture(autouse=True, params=["one statement", "portable"])
-def write_path(request, monkeypatch):
-    """Every test runs both ways: PostgreSQL's one-statement hand-out and submission, and the
-    several statements other databases get."""
-    if request.param == "portable":
-        monkeypatch.setattr(database, "is_postgresql", lambda: False)
-    return request.param
 
 
 @pytest.fixture

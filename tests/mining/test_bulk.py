@@ -42,18 +42,3 @@ def test_upsert_without_updates_keeps_existing_rows_and_returns_their_ids():
     assert keys[(repository.pk, 5)] == (pr.pk, False)
     assert keys[(repository.pk, 6)][1] is True
     assert PullRequest.objects.get(number=5).title == "Faster conv"
-
-
-def test_orm_fallback_stores_the_same_rows():
-    repository = factories.RepositoryFactory()
-    keys = bulk._upsert_orm(
-        Commit, rows(repository, "a"), unique=["repository_id", "sha"], update=["message"]
-    )
-    bulk._upsert_orm(
-        Commit,
-        rows(repository, "a", message="x"),
-        unique=["repository_id", "sha"],
-        update=["message"],
-    )
-    assert list(keys) == [(repository.pk, "a")]
-    assert Commit.objects.get().message == "x"

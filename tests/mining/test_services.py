@@ -4,7 +4,7 @@ import json
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from mining import linking, records, services
+from mining import linking, measures, records, services
 from mining.models import BugReport, Comment, FixLink, ImportJob
 from mining.services import MEASURE_FIELDS
 from tests.mining import factories, payloads
@@ -162,12 +162,60 @@ def _varied_reports():
     return ids
 
 
+def _measures_by_the_rules(report_ids: list[int]) -> dict[int, dict]:
+    """mining/measures.py (the rules) over the stored rows: what the SQL must agree with."""
+    comments: dict[int, list] = {pk: [] for pk in report_ids}
+    for report_id, login, created in Comment.objects.filter(report_id__in=report_ids).values_list(
+        "report_id", "author_login", "created_at"
+    ):
+        comments[report_id].append((login, created))
+    parts: dict[int, list] = {pk: [] for pk in report_ids}
+    for link in FixLink.objects.filter(report_id__in=report_ids).values(
+        "report_id",
+        "target",
+        "strength",
+        "reverted",
+        "commit_id",
+        "commit__additions",
+        "commit__deletions",
+        "pull_request__additions",
+        "pull_request__deletions",
+    ):
+        is_commit = link["commit_id"] is not None
+        prefix = "commit__" if is_commit else "pull_request__"
+        parts[link["report_id"]].append(
+            measures.FixPart(
+                target=link["target"],
+                strength=link["strength"],
+                reverted=link["reverted"],
+                additions=link[prefix + "additions"],
+                deletions=link[prefix + "deletions"],
+                is_commit=is_commit,
+            )
+        )
+    expected = {}
+    for report in BugReport.objects.filter(pk__in=report_ids):
+        m = measures.report_measures(
+            author_login=report.author_login,
+            created_at=report.created_at,
+            closed_at=report.closed_at if report.state == BugReport.State.CLOSED else None,
+            comments=comments[report.pk],
+            fix_parts=parts[report.pk],
+        )
+        expected[report.pk] = {
+            "fix_hours": m.fix_hours,
+            "fix_size": m.fix_size,
+            "first_comment_hours": m.first_comment_hours,
+            "commenter_count": m.commenter_count,
+            "participant_count": m.participant_count,
+            "has_fix": any(not p.reverted for p in parts[report.pk]),
+        }
+    return expected
+
+
 def test_measures_in_sql_follow_the_rules_of_mining_measures():
     ids = _varied_reports()
-    services._refresh_measures_in_python(ids)
-    expected = {
-        r["id"]: r for r in BugReport.objects.filter(pk__in=ids).values("id", *MEASURE_FIELDS)
-    }
+    expected = _measures_by_the_rules(ids)
     BugReport.objects.filter(pk__in=ids).update(
         fix_hours=-1, fix_size=None, first_comment_hours=-1, commenter_count=99, has_fix=False
     )
