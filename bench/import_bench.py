@@ -58,8 +58,9 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from mining import importer, services  # noqa: E402
+from mining import importer  # noqa: E402
 from mining.models import BugReport  # noqa: E402
+from mining.services.import_jobs import import_job_create  # noqa: E402
 from tests.fakegithub.server import FakeGitHub, RemoteFake  # noqa: E402
 from tests.mining.payloads import rest_comment, rest_commit, rest_issue  # noqa: E402
 
@@ -115,7 +116,7 @@ class Run:
 def measure(fake: RemoteFake | FakeGitHub, repo_name: str, api: str) -> Run:
     before = len(fake.requests())
     started = time.perf_counter()
-    job = services.import_job_create(repository_full_name=repo_name, api=api)
+    job = import_job_create(repository_full_name=repo_name, api=api)
     status = importer.run_import(job.pk)
     elapsed = time.perf_counter() - started
     job.refresh_from_db()

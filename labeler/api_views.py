@@ -36,7 +36,6 @@ from labeler.selectors import (
     assignment_list_visible,
     assignment_previous,
     item_history,
-    report_for_labelling,
     study_item_list_member,
     study_item_list_visible,
     study_list_for_user,
@@ -76,6 +75,7 @@ from labeler.services.studies import (
     study_members_add,
     study_sample_preview,
 )
+from mining.selectors import report_for_labelling
 from taxonomy.models import Codebook
 from taxonomy.selectors import codebook_newest
 
@@ -215,7 +215,7 @@ class StudyViewSet(
         assignment = assignment_next(study=study, user=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        report = report_for_labelling(item_id=assignment.item_id)
+        report = report_for_labelling(report_id=assignment.item_report_id)
         body = next_item_json(assignment, report, study_scheme(study=study))
         return HttpResponse(body, content_type="application/json")
 

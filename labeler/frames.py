@@ -15,7 +15,8 @@ from django.db.models import Expression, F, Q, QuerySet
 from django.db.models.functions import ExtractYear
 
 from mining.candidates import matching_keywords
-from mining.models import BugReport, Repository
+from mining.models import BugReport
+from mining.selectors import reports_imported, repositories_missing
 
 
 class Candidates(StrEnum):
@@ -205,14 +206,9 @@ class FrameQuery:
 
 def frame_reports(frame: FrameQuery) -> QuerySet[BugReport]:
     """The reports the frame selects; unknown repositories are an error, not an empty frame."""
-    reports = BugReport.objects.filter(is_stub=False)
+    reports = reports_imported()
     if frame.repositories:
-        known = set(
-            Repository.objects.filter(full_name__in=frame.repositories).values_list(
-                "full_name", flat=True
-            )
-        )
-        missing = [name for name in frame.repositories if name not in known]
+        missing = repositories_missing(full_names=list(frame.repositories))
         if missing:
             raise ValidationError(
                 {"repositories": f"no imported repository {missing[0]!r} (import it first)"}

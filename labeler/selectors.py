@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 
-from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 
 from labeler.models import (
@@ -17,7 +15,6 @@ from labeler.models import (
     StudyMember,
 )
 from labeler.permissions import StudyAccess, user_is_staff
-from mining.models import BugReport
 
 Status = Assignment.Status
 
@@ -160,51 +157,6 @@ def assignment_previous(*, study: Study, user, before: Assignment | None = None)
             | Q(submitted_at=before.submitted_at, pk__lt=before.pk)
         )
     return submitted.order_by("-submitted_at", "-pk").first()
-
-
-# The report fields the `next` answer shows (ReportSerializer's), in REPORT_SQL's order.
-REPORT_FIELDS = [
-    "id",
-    "number",
-    "title",
-    "body",
-    "state",
-    "labels",
-    "author_login",
-    "created_at",
-    "closed_at",
-    "has_fix",
-    "html_url",
-]
-REPORT_SQL = """
-SELECT report.id, report.number, report.title, report.body, report.state, report.labels,
-       report.author_login, report.created_at, report.closed_at, report.has_fix,
-       report.html_url, repository.full_name,
-       (SELECT COALESCE(json_agg(json_build_object(
-                   'author_login', comment.author_login, 'body', comment.body,
-                   'created_at', comment.created_at
-               ) ORDER BY comment.created_at, comment.github_id), '[]')
-        FROM mining_comment comment WHERE comment.report_id = report.id)
-FROM labeler_studyitem item
-JOIN mining_bugreport report ON report.id = item.report_id
-JOIN mining_repository repository ON repository.id = report.repository_id
-WHERE item.id = %s
-"""
-
-
-def report_for_labelling(*, item_id: int) -> dict:
-    """The item's report with its comments: ReportSerializer's fields and nothing more (the
-    raw GitHub payload stays in the database), in one query."""
-    with connection.cursor() as cursor:
-        cursor.execute(REPORT_SQL, [item_id])
-        *fields, repository, comments = cursor.fetchone()
-    report = dict(zip(REPORT_FIELDS, fields, strict=True))
-    # Django leaves jsonb to its field to decode (the comments are plain json).
-    labels = BugReport._meta.get_field("labels")
-    report["labels"] = labels.from_db_value(report["labels"], None, connection)
-    for comment in comments:
-        comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
-    return {"id": report.pop("id"), "repository": repository, **report, "comments": comments}
 
 
 def assignment_labels(*, assignment: Assignment) -> dict[str, list[str]]:

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
-from mining import services
+from mining.candidates import RULE_FIELDS
 from mining.models import (
     BugReport,
     CandidateRules,
@@ -17,6 +17,12 @@ from mining.models import (
     PullRequest,
     Repository,
     SyncState,
+)
+from mining.permissions import user_can_manage_imports
+from mining.services.candidate_rules import (
+    candidate_rules_update,
+    candidate_rules_validate,
+    reports_reclassify,
 )
 
 
@@ -33,15 +39,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class CandidateRulesForm(forms.ModelForm):
     class Meta:
         model = CandidateRules
-        fields = services.RULE_FIELDS
+        fields = RULE_FIELDS
 
     def clean(self):
         cleaned = super().clean()
         try:
             cleaned.update(
-                services.candidate_rules_validate(
-                    {name: cleaned.get(name, []) for name in services.RULE_FIELDS}
-                )
+                candidate_rules_validate({name: cleaned.get(name, []) for name in RULE_FIELDS})
             )
         except ValidationError as exc:
             for name, messages in exc.message_dict.items():
@@ -50,7 +54,18 @@ class CandidateRulesForm(forms.ModelForm):
         return cleaned
 
 
-class CandidateRulesInline(admin.StackedInline):
+class RulesEditedByManagers:
+    """Candidate rules are edited, as on the rules page, by those who may manage imports, on
+    top of the admin's own model permissions."""
+
+    def has_add_permission(self, request, *args):
+        return super().has_add_permission(request, *args) and user_can_manage_imports(request.user)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and user_can_manage_imports(request.user)
+
+
+class CandidateRulesInline(RulesEditedByManagers, admin.StackedInline):
     model = CandidateRules
     form = CandidateRulesForm
     can_delete = False
@@ -65,26 +80,25 @@ class RepositoryAdmin(admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        services.reports_reclassify(repository=form.instance)
+        reports_reclassify(repository=form.instance)
 
 
 @admin.register(CandidateRules)
-class CandidateRulesAdmin(admin.ModelAdmin):
+class CandidateRulesAdmin(RulesEditedByManagers, admin.ModelAdmin):
     form = CandidateRulesForm
     list_display = ["repository"]
     search_fields = ["repository__full_name"]
     raw_id_fields = ["repository"]
 
     def get_fields(self, request, obj=None):
-        return services.RULE_FIELDS if obj else ["repository", *services.RULE_FIELDS]
+        return RULE_FIELDS if obj else ["repository", *RULE_FIELDS]
 
     def save_model(self, request, obj, form, change):
         if not change:
             obj.save()
-        services.candidate_rules_update(
+        candidate_rules_update(
             repository=obj.repository,
-            values={name: form.cleaned_data[name] for name in services.RULE_FIELDS},
-            user=request.user,
+            values={name: form.cleaned_data[name] for name in RULE_FIELDS},
         )
 
 

@@ -5,14 +5,16 @@ from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from mining import selectors, services, tasks
+from mining import selectors, tasks
 from mining.filters import ReportFilter
+from mining.permissions import CanManageImports
 from mining.serializers import (
     ImportJobCreateSerializer,
     ImportJobSerializer,
     ReportDetailSerializer,
     ReportListSerializer,
 )
+from mining.services.import_jobs import import_job_cancel, import_job_create, import_job_rerun
 
 
 class ReportViewSet(viewsets.ReadOnlyModelViewSet):
@@ -30,15 +32,6 @@ class ReportViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(ReportDetailSerializer(report).data)
 
 
-class CanManageImports(permissions.BasePermission):
-    """Import jobs (their repositories, errors and quota figures) are for leads and researchers."""
-
-    message = "You may not manage imports."
-
-    def has_permission(self, request, view) -> bool:
-        return request.user.has_perm(services.MANAGE_IMPORTS)
-
-
 class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ImportJobSerializer
     permission_classes = [permissions.IsAuthenticated, CanManageImports]
@@ -50,12 +43,12 @@ class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         form = ImportJobCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        job = services.import_job_create(
+        job = import_job_create(
             repository_full_name=data["repository"],
             api=data["api"],
             issue_state=data["state"],
             since=data.get("since"),
-            user=request.user,
+            created_by=request.user,
         )
         tasks.enqueue_import(job.pk)
         return Response(ImportJobSerializer(job).data, status=status.HTTP_201_CREATED)
@@ -63,12 +56,12 @@ class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         get_object_or_404(self.get_queryset(), pk=pk)
-        job = services.import_job_cancel(job_id=int(pk), user=request.user)
+        job = import_job_cancel(job_id=int(pk))
         return Response(ImportJobSerializer(job).data)
 
     @action(detail=True, methods=["post"])
     def rerun(self, request, pk=None):
         get_object_or_404(self.get_queryset(), pk=pk)
-        job = services.import_job_rerun(job_id=int(pk), user=request.user)
+        job = import_job_rerun(job_id=int(pk), created_by=request.user)
         tasks.enqueue_import(job.pk)
         return Response(ImportJobSerializer(job).data, status=status.HTTP_201_CREATED)

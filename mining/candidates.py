@@ -6,7 +6,7 @@ whitespace). Plain Python, no Django.
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 
@@ -17,6 +17,16 @@ class Rules:
     accuracy_labels: tuple[str, ...] = ()
     accuracy_keywords: tuple[str, ...] = ()
     non_bug_labels: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, source) -> "Rules":
+        """The rules held by anything with the rule lists as attributes (a CandidateRules
+        row): the one conversion from stored rules to these."""
+        return cls(**{name: tuple(getattr(source, name)) for name in RULE_FIELDS})
+
+
+# The rule lists, as named on Rules and on the stored CandidateRules.
+RULE_FIELDS = tuple(f.name for f in fields(Rules))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from django import forms
 from django.core.exceptions import ValidationError
 
-from mining import services
+from mining.candidates import RULE_FIELDS
 
 HELP = "One per line. Labels match exactly (ignoring case); keywords on word boundaries."
 
@@ -19,11 +19,11 @@ class CandidateRulesForm(forms.Form):
 
     @classmethod
     def initial_from(cls, rules) -> dict[str, str]:
-        return {name: "\n".join(getattr(rules, name)) for name in services.RULE_FIELDS}
+        return {name: "\n".join(getattr(rules, name)) for name in RULE_FIELDS}
 
     def values(self) -> dict[str, list[str]]:
         """The rule lists, one entry per line."""
-        return {name: self.cleaned_data[name].splitlines() for name in services.RULE_FIELDS}
+        return {name: self.cleaned_data[name].splitlines() for name in RULE_FIELDS}
 
     def add_service_errors(self, error: ValidationError) -> None:
         for name, messages in error.message_dict.items():

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
-from mining import records, selectors, services
+from mining import records, selectors
 from mining.github_client import (
     CONNECTIONS,
     ISSUES_QUERY,
@@ -29,6 +29,9 @@ from mining.github_client import (
     more_items_query,
 )
 from mining.models import ImportJob
+from mining.services.import_jobs import import_job_finish, import_job_store_page, import_job_update
+from mining.services.reports import commits_store_files
+from mining.services.repositories import repository_update_from_github
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +47,7 @@ class JobStoppedError(Exception):
 
 def make_client(job_id: int) -> GitHubClient:
     def on_wait(resume_at: dt.datetime) -> None:
-        services.import_job_update(
+        import_job_update(
             job_id=job_id, status=ImportJob.Status.WAITING, rate_limit_reset_at=resume_at
         )
 
@@ -100,7 +103,7 @@ class JobRun:
             known = checkpoint.get("max_updated_at")
             if not known or latest > dt.datetime.fromisoformat(known):
                 checkpoint["max_updated_at"] = latest.isoformat()
-        result = services.import_job_store_page(
+        result = import_job_store_page(
             job_id=self.job.pk,
             page=page,
             rules=self.rules,
@@ -140,7 +143,7 @@ class JobRun:
                 if issues.has_next_page:
                     pending = prefetch.submit(self.fetch_issue_page, issues.end_cursor, since)
                 if checkpoint.get("cursor") is None:
-                    services.import_job_update(job_id=self.job.pk, reports_total=issues.total_count)
+                    import_job_update(job_id=self.job.pk, reports_total=issues.total_count)
                 page = self.graphql_page(issues)
                 checkpoint["cursor"] = issues.end_cursor or checkpoint.get("cursor")
                 if not issues.has_next_page:
@@ -180,7 +183,7 @@ class JobRun:
     def graphql_page(self, issues: records.Connection) -> records.Page:
         if self.repository_info is not None:
             github_id, default_branch = self.repository_info
-            services.repository_update_from_github(
+            repository_update_from_github(
                 repository=self.repository, github_id=github_id, default_branch=default_branch
             )
             self.repository_info = None
@@ -457,10 +460,10 @@ class JobRun:
                 except records.MalformedPayloadError as exc:
                     unavailable.append(sha)
                     self.patch_skips.append({"item": sha, "reason": f"malformed: {exc}"})
-            services.commits_store_files(
+            commits_store_files(
                 repository=self.repository, commits=fetched, unavailable=unavailable
             )
-            services.import_job_update(job_id=self.job.pk, **self.progress())
+            import_job_update(job_id=self.job.pk, **self.progress())
 
 
 def _time(value) -> dt.datetime | None:
@@ -481,7 +484,7 @@ def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:
         ImportJob.Status.CANCELLED,
     ):
         return job.status if job else "missing"
-    services.import_job_update(
+    import_job_update(
         job_id=job_id,
         status=ImportJob.Status.RUNNING,
         started_at=job.started_at or timezone.now(),
@@ -494,7 +497,7 @@ def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:
         else:
             run.import_graphql()
         run.fetch_patches()
-        services.import_job_finish(
+        import_job_finish(
             job_id=job_id,
             progress=run.progress(),
             etags=run.etags,
@@ -504,7 +507,7 @@ def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:
     except JobStoppedError:
         return ImportJob.Status.CANCELLED
     except RateLimitedError as exc:
-        services.import_job_update(
+        import_job_update(
             job_id=job_id,
             **{**run.progress(), "status": ImportJob.Status.WAITING},
         )
@@ -517,7 +520,7 @@ def run_import(job_id: int, *, client: GitHubClient | None = None) -> str:
             # A page whose very structure is not GitHub's: nothing of it was stored.
             logger.exception("import %s: malformed answer from GitHub", job_id)
             reason = f"GitHub sent a malformed answer: {exc}"
-        services.import_job_update(
+        import_job_update(
             job_id=job_id,
             **{
                 **run.progress(),

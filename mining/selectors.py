@@ -2,21 +2,17 @@
 
 import datetime as dt
 
-from django.db.models import Prefetch, QuerySet
+from django.db import connection
+from django.db.models import Prefetch, Q, QuerySet
 
 from mining import candidates
 from mining.models import BugReport, CandidateRules, Comment, FixLink, ImportJob, Repository
 
 
 def candidate_rules(*, repository: Repository) -> candidates.Rules:
+    """The repository's rules, or the defaults if it has none stored."""
     rules = CandidateRules.objects.filter(repository=repository).first() or CandidateRules()
-    return candidates.Rules(
-        performance_labels=tuple(rules.performance_labels),
-        performance_keywords=tuple(rules.performance_keywords),
-        accuracy_labels=tuple(rules.accuracy_labels),
-        accuracy_keywords=tuple(rules.accuracy_keywords),
-        non_bug_labels=tuple(rules.non_bug_labels),
-    )
+    return candidates.Rules.of(rules)
 
 
 def reports_unchanged(
@@ -53,6 +49,33 @@ def commits_needing_patches(*, repository: Repository, candidates_only: bool) ->
     return sorted(set(links.values_list("commit__sha", flat=True)))
 
 
+def reports_imported() -> QuerySet[BugReport]:
+    """Every report imported from GitHub (stubs, which only name a report, left out)."""
+    return BugReport.objects.filter(is_stub=False)
+
+
+def repositories_missing(*, full_names: list[str]) -> list[str]:
+    """Those of the names (OWNER/NAME, exact) that no stored repository has, in their order."""
+    known = set(
+        Repository.objects.filter(full_name__in=full_names).values_list("full_name", flat=True)
+    )
+    return [name for name in full_names if name not in known]
+
+
+def reports_by_key(*, keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
+    """The stored reports (stubs too) among (OWNER/NAME, number) pairs, by (lower-cased
+    OWNER/NAME, number): repository names match ignoring case."""
+    if not keys:
+        return {}
+    wanted = Q()
+    for full_name, number in keys:
+        wanted |= Q(repository__full_name__iexact=full_name, number=number)
+    return {
+        (report.repository.full_name.lower(), report.number): report
+        for report in BugReport.objects.filter(wanted).select_related("repository")
+    }
+
+
 def report_list() -> QuerySet[BugReport]:
     return BugReport.objects.select_related("repository").defer("raw", "body")
 
@@ -76,3 +99,53 @@ def report_for_reading(report_id: int) -> BugReport:
 
 def import_job_list() -> QuerySet[ImportJob]:
     return ImportJob.objects.select_related("repository")
+
+
+# The fields report_for_labelling gives, in REPORT_SQL's order.
+REPORT_FIELDS = [
+    "id",
+    "number",
+    "title",
+    "body",
+    "state",
+    "labels",
+    "author_login",
+    "created_at",
+    "closed_at",
+    "has_fix",
+    "html_url",
+]
+# Plain SQL: a labelling page asks for a report on every item, and the ORM takes longer to
+# build the query and its objects than the database to answer.
+REPORT_SQL = """
+SELECT report.id, report.number, report.title, report.body, report.state, report.labels,
+       report.author_login, report.created_at, report.closed_at, report.has_fix,
+       report.html_url, repository.full_name,
+       (SELECT COALESCE(json_agg(json_build_object(
+                   'author_login', comment.author_login, 'body', comment.body,
+                   'created_at', comment.created_at
+               ) ORDER BY comment.created_at, comment.github_id), '[]')
+        FROM mining_comment comment WHERE comment.report_id = report.id)
+FROM mining_bugreport report
+JOIN mining_repository repository ON repository.id = report.repository_id
+WHERE report.id = %s
+"""
+
+
+def report_for_labelling(*, report_id: int) -> dict:
+    """The report with its comments (oldest first) as plain values, in one query: REPORT_FIELDS,
+    its repository's OWNER/NAME and the comments' author, body and time; nothing more (the raw
+    GitHub payload stays in the database)."""
+    with connection.cursor() as cursor:
+        cursor.execute(REPORT_SQL, [report_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise BugReport.DoesNotExist(f"no report {report_id}")
+    *fields, repository, comments = row
+    report = dict(zip(REPORT_FIELDS, fields, strict=True))
+    # Django leaves jsonb to its field to decode (the comments are plain json).
+    labels = BugReport._meta.get_field("labels")
+    report["labels"] = labels.from_db_value(report["labels"], None, connection)
+    for comment in comments:
+        comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
+    return {"id": report.pop("id"), "repository": repository, **report, "comments": comments}

@@ -9,9 +9,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from mining import importer, services
+from mining import importer
 from mining.github_client import RateLimitedError
 from mining.models import ImportJob
+from mining.services.import_jobs import import_job_update
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ def import_repository(self, job_id: int) -> str:
         if self.request.is_eager:
             # In-process (no broker): nothing would wake the job up, and the caller (a page
             # or the command) must not sleep for the rate limit. Say when to run it again.
-            services.import_job_update(
+            import_job_update(
                 job_id=job_id,
                 status=ImportJob.Status.FAILED,
                 error_reason=(
@@ -59,7 +60,7 @@ def import_repository(self, job_id: int) -> str:
         # were still running. Its checkpoint stays, so a re-run resumes from it.
         logger.exception("import %s failed unexpectedly", job_id)
         with contextlib.suppress(Exception):
-            services.import_job_update(
+            import_job_update(
                 job_id=job_id,
                 status=ImportJob.Status.FAILED,
                 error_reason=f"unexpected error: {type(exc).__name__}: {exc}"[:1000],
@@ -73,6 +74,6 @@ def enqueue_import(job_id: int) -> None:
 
     def send() -> None:
         result = import_repository.apply_async((job_id,))
-        services.import_job_update(job_id=job_id, celery_task_id=result.id or "")
+        import_job_update(job_id=job_id, celery_task_id=result.id or "")
 
     transaction.on_commit(send)

@@ -1,17 +1,24 @@
 """Pages of the mining app: reports (list, detail) and imports (list, start, cancel, re-run)."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from mining import selectors, services, tasks
+from mining import selectors, tasks
 from mining.filters import ReportFilter
 from mining.forms import HELP, CandidateRulesForm
 from mining.markdown import render_markdown
 from mining.models import BugReport, ImportJob, Repository
+from mining.permissions import (
+    MANAGE_IMPORTS_REFUSED,
+    require_manage_imports,
+    user_can_manage_imports,
+)
+from mining.services.candidate_rules import candidate_rules_ensure, candidate_rules_update
+from mining.services.import_jobs import import_job_cancel, import_job_create, import_job_rerun
 
 
 def report_list(request):
@@ -45,25 +52,28 @@ def report_detail(request, pk: int):
 
 
 def import_list(request):
-    if not request.user.has_perm(services.MANAGE_IMPORTS):
-        raise PermissionDenied("You may not manage imports.")
+    require_manage_imports(request.user)
     return render(
         request,
         "mining/import_list.html",
         {
             "jobs": selectors.import_job_list()[:100],
-            "can_manage": request.user.has_perm(services.MANAGE_IMPORTS),
+            "can_manage": user_can_manage_imports(request.user),
             "apis": [ImportJob.Api.GRAPHQL, ImportJob.Api.REST],
         },
     )
 
 
 def _act(request, action) -> None:
+    """Run an import action for a manager; anyone else, and a refused action, get a message
+    on the imports page instead."""
+    if not user_can_manage_imports(request.user):
+        messages.error(request, MANAGE_IMPORTS_REFUSED)
+        return
     try:
         job = action()
-    except (ValidationError, PermissionDenied) as exc:
-        text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
-        messages.error(request, text)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
         return
     if job is not None:
         messages.success(request, f"Import {job.pk} of {job.repository}: {job.status}.")
@@ -72,11 +82,11 @@ def _act(request, action) -> None:
 @require_POST
 def import_start(request):
     def start():
-        job = services.import_job_create(
+        job = import_job_create(
             repository_full_name=request.POST.get("repository", ""),
             api=request.POST.get("api", ImportJob.Api.GRAPHQL),
             issue_state=request.POST.get("state", ImportJob.IssueState.ALL),
-            user=request.user,
+            created_by=request.user,
         )
         tasks.enqueue_import(job.pk)
         return job
@@ -87,14 +97,14 @@ def import_start(request):
 
 @require_POST
 def import_cancel(request, pk: int):
-    _act(request, lambda: services.import_job_cancel(job_id=pk, user=request.user))
+    _act(request, lambda: import_job_cancel(job_id=pk))
     return redirect("mining:import-list")
 
 
 @require_POST
 def import_rerun(request, pk: int):
     def rerun():
-        job = services.import_job_rerun(job_id=pk, user=request.user)
+        job = import_job_rerun(job_id=pk, created_by=request.user)
         tasks.enqueue_import(job.pk)
         return job
 
@@ -105,17 +115,14 @@ def import_rerun(request, pk: int):
 def candidate_rules(request, repository_id: int):
     """View and (with mining.manage_imports) edit a repository's candidate rules; saving
     reclassifies its reports."""
-    if not request.user.has_perm(services.MANAGE_IMPORTS):
-        raise PermissionDenied("You may not manage imports.")
+    require_manage_imports(request.user)
     repository = get_object_or_404(Repository, pk=repository_id)
-    rules = services.candidate_rules_ensure(repository=repository)
+    rules = candidate_rules_ensure(repository=repository)
     if request.method == "POST":
         form = CandidateRulesForm(request.POST)
         if form.is_valid():
             try:
-                count = services.candidate_rules_update(
-                    repository=repository, values=form.values(), user=request.user
-                )
+                count = candidate_rules_update(repository=repository, values=form.values())
             except ValidationError as exc:
                 form.add_service_errors(exc)
             else:

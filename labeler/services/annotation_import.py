@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from labeler.annotation_csv import AnnotationFileError, LabelRow, Problem, read_label_file
@@ -24,13 +23,12 @@ from labeler.models import (
     AnnotationVersion,
     Assignment,
     Study,
-    StudyBatch,
     StudyItem,
     StudyMember,
 )
-from labeler.services.studies import batch_slot, study_member_add, user_create_unusable
-from mining.models import BugReport
-from mining.services import repository_get_or_create
+from labeler.services.studies import study_batch_append, study_member_add, user_create_unusable
+from mining.selectors import reports_by_key
+from mining.services.reports import report_stubs_create
 
 
 class AnnotationImportError(AnnotationFileError):
@@ -132,7 +130,7 @@ def annotation_import(
     def problem(line: int, what: str) -> None:
         problems.append(Problem(line, f"{source}:{line}: {what}"))
 
-    reports = _reports_by_key(list(first_line))
+    reports = reports_by_key(keys=list(first_line))
     missing = [key for key in first_line if key not in reports]
     if missing and not create_missing_reports:
         for key in missing:
@@ -213,36 +211,11 @@ def annotation_import(
     )
 
 
-def _reports_by_key(keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
-    if not keys:
-        return {}
-    wanted = Q()
-    for repository, number in keys:
-        wanted |= Q(repository__full_name__iexact=repository, number=number)
-    return {
-        (r.repository.full_name.lower(), r.number): r
-        for r in BugReport.objects.filter(wanted).select_related("repository")
-    }
-
-
-def _stub_reports(missing: list[tuple[tuple[str, int], str]]) -> dict[tuple[str, int], BugReport]:
-    """Stub reports for (key, repository name as first spelled in the file)."""
-    made = {}
-    for key, full_name in missing:
-        repository = repository_get_or_create(full_name=full_name)
-        made[key] = BugReport.objects.create(
-            repository=repository,
-            number=key[1],
-            title=f"{repository.full_name}#{key[1]} (not imported yet)",
-            html_url=f"https://github.com/{repository.full_name}/issues/{key[1]}",
-            is_stub=True,
-        )
-    return made
-
-
 @transaction.atomic
 def _write(*, study, scheme, groups, chosen, reports, missing, users, source) -> ImportSummary:
-    reports = {**reports, **_stub_reports(missing)}
+    # A stub's repository is named as the file first spells it.
+    stubs = report_stubs_create(references=[(name, key[1]) for key, name in missing])
+    reports = {**reports, **{key: stub for (key, _), stub in zip(missing, stubs, strict=True)}}
     created_users = 0
     for _, annotator in groups:
         if annotator not in users:
@@ -259,7 +232,15 @@ def _write(*, study, scheme, groups, chosen, reports, missing, users, source) ->
     }
     new_report_ids = sorted(report_ids - set(items))
     if new_report_ids:
-        items.update(_items_add(study=study, report_ids=new_report_ids, source=source))
+        _, added = study_batch_append(
+            study=study,
+            report_ids=new_report_ids,
+            frame={},
+            sampling={"mode": "import", "source": source},
+            seed=0,
+            frame_size=len(new_report_ids),
+        )
+        items.update((item.report_id, item) for item in added)
 
     now = timezone.now()
     dimensions = {d.key: d for d in scheme.dimensions}
@@ -319,27 +300,3 @@ def _write(*, study, scheme, groups, chosen, reports, missing, users, source) ->
         reports_created=len(missing),
         users_created=created_users,
     )
-
-
-def _items_add(*, study: Study, report_ids: list[int], source: str) -> dict[int, StudyItem]:
-    number, start = batch_slot(study=study)
-    StudyBatch.objects.create(
-        study=study,
-        number=number,
-        frame={},
-        sampling={"mode": "import", "source": source},
-        seed=0,
-        frame_size=len(report_ids),
-        sample_size=len(report_ids),
-    )
-    created = StudyItem.objects.bulk_create(
-        StudyItem(
-            study=study,
-            report_id=report_id,
-            batch=number,
-            position=start + offset,
-            needed=study.overlap,
-        )
-        for offset, report_id in enumerate(report_ids)
-    )
-    return {item.report_id: item for item in created}

@@ -60,7 +60,9 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     An item the user already holds comes back first (a reload does not lose it). Otherwise:
     the first item in the study's order that still needs annotations, that the user has not
     held, submitted or skipped, and that no other request is handing out at this moment.
-    Held items past the study's hold timeout go back to the pool first.
+    Held items past the study's hold timeout go back to the pool first. The assignment
+    carries its item's report id as `item_report_id`, so the report can be read without
+    loading the item.
 
     Two queries, whether the user holds an item or one is handed out.
     """
@@ -73,7 +75,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
         if any_stale:
             assignment_expire_stale(study=study)
         return _assignment_claim(study=study, user=user, now=now)
-    return Assignment.objects.get(pk=held_id)
+    return Assignment.objects.annotate(item_report_id=F("item__report_id")).get(pk=held_id)
 
 
 # The user's current hold, and whether the study has any hold to expire: one probe of two
@@ -100,8 +102,11 @@ def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
             row = cursor.fetchone()
             if row is None:
                 return None
-            if row[1] is not None:
-                return Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, row[1:])
+            _, report_id, *columns = row
+            if columns[0] is not None:
+                assignment = Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, columns)
+                assignment.item_report_id = report_id
+                return assignment
     return None
 
 
@@ -116,7 +121,7 @@ CLAIM_ORDER = {
 # `claimed < needed` is re-checked on the locked row, and the database refuses more.
 CLAIM_SQL = """
 WITH picked AS (
-    SELECT item.id
+    SELECT item.id, item.report_id
     FROM labeler_studyitem item
     WHERE item.study_id = %(study)s
       AND item.claimed < item.needed
@@ -145,7 +150,8 @@ WITH picked AS (
     UPDATE labeler_studyitem item SET claimed = item.claimed + 1
     FROM claim WHERE item.id = claim.item_id
 )
-SELECT picked.id, claim.* FROM picked LEFT JOIN claim ON claim.item_id = picked.id
+SELECT picked.id, picked.report_id, claim.*
+FROM picked LEFT JOIN claim ON claim.item_id = picked.id
 """
 # Every column of the assignment, in the order Assignment.from_db takes them.
 ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]

@@ -74,7 +74,7 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
-def batch_slot(*, study: Study) -> tuple[int, int]:
+def _batch_slot(*, study: Study) -> tuple[int, int]:
     """The next batch's number and the position its first item takes (after every other)."""
     recorded = study.batches.aggregate(last=Max("number"))["last"] or 0
     items = study.items.aggregate(batch=Max("batch"), position=Max("position"))
@@ -94,31 +94,35 @@ def _draw(
     return plan, drawn
 
 
-def _batch_store(
+@transaction.atomic
+def study_batch_append(
     *,
     study: Study,
-    frame: FrameQuery,
-    sample: SampleSpec,
+    report_ids: list[int],
+    frame: dict,
+    sampling: dict,
     seed: int,
-    plan: SamplePlan,
-    drawn: list[int],
-    created_by,
-) -> StudyBatch:
-    number, start = batch_slot(study=study)
+    frame_size: int,
+    strata: list[dict] | None = None,
+    created_by=None,
+) -> tuple[StudyBatch, list[StudyItem]]:
+    """Record a batch and append its reports to the study as items, in the given order,
+    after every earlier item: the one way items join a study (drawn or imported)."""
+    number, start = _batch_slot(study=study)
     batch = StudyBatch(
         study=study,
         number=number,
-        frame=frame.to_dict(),
-        sampling=sample.to_dict(),
+        frame=frame,
+        sampling=sampling,
         seed=seed,
-        frame_size=plan.frame_size,
-        sample_size=plan.sample_size,
-        strata=plan.to_dict()["strata"],
+        frame_size=frame_size,
+        sample_size=len(report_ids),
+        strata=strata or [],
         created_by=created_by,
     )
     batch.full_clean(exclude=["study"])
     batch.save()
-    StudyItem.objects.bulk_create(
+    items = StudyItem.objects.bulk_create(
         [
             StudyItem(
                 study=study,
@@ -127,11 +131,11 @@ def _batch_store(
                 position=start + offset,
                 needed=study.overlap,
             )
-            for offset, report_id in enumerate(drawn)
+            for offset, report_id in enumerate(report_ids)
         ],
         batch_size=2000,
     )
-    return batch
+    return batch, items
 
 
 def sample_spec_parse(sample: SampleSpec | dict) -> SampleSpec:
@@ -213,13 +217,14 @@ def study_create(
     codebook_freeze(codebook=codebook)
     if created_by is not None:
         study_member_add(study=study, user=created_by, role=StudyMember.Role.LEAD)
-    batch = _batch_store(
+    batch, _ = study_batch_append(
         study=study,
-        frame=frame,
-        sample=sample,
+        report_ids=drawn,
+        frame=frame.to_dict(),
+        sampling=sample.to_dict(),
         seed=study.seed,
-        plan=plan,
-        drawn=drawn,
+        frame_size=plan.frame_size,
+        strata=plan.to_dict()["strata"],
         created_by=created_by,
     )
     return study, batch
@@ -245,15 +250,17 @@ def study_items_add(
     sample = sample_spec_parse(sample if sample is not None else study.sampling)
     seed = new_seed() if seed is None else seed
     plan, drawn = _draw(frame=frame, sample=sample, seed=seed, study=study)
-    return _batch_store(
+    batch, _ = study_batch_append(
         study=study,
-        frame=frame,
-        sample=sample,
+        report_ids=drawn,
+        frame=frame.to_dict(),
+        sampling=sample.to_dict(),
         seed=seed,
-        plan=plan,
-        drawn=drawn,
+        frame_size=plan.frame_size,
+        strata=plan.to_dict()["strata"],
         created_by=created_by,
     )
+    return batch
 
 
 def study_member_add(*, study: Study, user, role: str) -> StudyMember:

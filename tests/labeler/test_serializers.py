@@ -7,7 +7,6 @@ import pytest
 from rest_framework import serializers
 
 from labeler.labels import study_scheme
-from labeler.selectors import report_for_labelling
 from labeler.serializers import (
     NextItemSerializer,
     SchemeDimensionSerializer,
@@ -16,6 +15,7 @@ from labeler.serializers import (
     submission_data,
 )
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
+from mining.selectors import report_for_labelling
 from taxonomy.services import codebook_freeze
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
@@ -53,7 +53,9 @@ def test_next_item_json_is_what_the_serializer_says(closed):
     scheme = study_scheme(study=study)
 
     written = json.loads(
-        next_item_json(assignment, report_for_labelling(item_id=assignment.item_id), scheme)
+        next_item_json(
+            assignment, report_for_labelling(report_id=assignment.item_report_id), scheme
+        )
     )
 
     expected = json.loads(

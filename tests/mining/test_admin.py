@@ -1,5 +1,6 @@
 import pytest
 
+from mining.candidates import RULE_FIELDS
 from mining.models import BugReport, CandidateRules, SyncState
 from tests.mining import factories
 
@@ -68,3 +69,30 @@ def test_candidate_rules_edited_in_the_admin_reclassify_reports(admin_client):
     rules.refresh_from_db()
     assert rules.performance_keywords == ["conv kernel"]
     assert BugReport.objects.get().is_performance_candidate
+
+
+def test_only_those_who_manage_imports_edit_candidate_rules_in_the_admin(client, make_user):
+    from django.contrib.auth.models import Permission
+
+    rules = CandidateRules.objects.create(repository=factories.RepositoryFactory())
+    staff = make_user(is_staff=True)
+    staff.user_permissions.set(Permission.objects.filter(content_type__app_label="mining"))
+    plain = make_user(is_staff=True)
+    plain.user_permissions.set(
+        Permission.objects.filter(content_type__app_label="mining").exclude(
+            codename="manage_imports"
+        )
+    )
+    url = f"/admin/mining/candidaterules/{rules.pk}/change/"
+    form = {name: "[]" for name in RULE_FIELDS} | {"performance_keywords": '["slow"]'}
+
+    client.force_login(plain)
+    assert b'name="_save"' not in client.get(url).content
+    assert client.post(url, form).status_code == 403
+    rules.refresh_from_db()
+    assert rules.performance_keywords != ["slow"]
+
+    client.force_login(staff)
+    assert client.post(url, form).status_code == 302
+    rules.refresh_from_db()
+    assert rules.performance_keywords == ["slow"]

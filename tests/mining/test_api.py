@@ -180,7 +180,7 @@ def test_report_list_is_paginated(api_as, lead, varied_reports, settings):
 def test_report_detail_has_measures_comments_and_fix_evidence(api_as, lead, db):
     import datetime as dt
 
-    from mining import services
+    from mining.services.reports import report_measures_refresh
 
     t0 = dt.datetime(2022, 3, 1, tzinfo=dt.UTC)
     report = factories.BugReportFactory(
@@ -195,7 +195,7 @@ def test_report_detail_has_measures_comments_and_fix_evidence(api_as, lead, db):
             repository=report.repository, sha=sha, additions=adds, deletions=1
         )
         factories.FixLinkFactory(report=report, commit=commit, target=f"commit:{sha}")
-    services._refresh_measures([report.pk])
+    report_measures_refresh(report_ids=[report.pk])
 
     data = api_as(lead).get(f"/api/reports/{report.pk}/").json()
     assert data["fix_hours"] == 30

@@ -1,4 +1,6 @@
-from mining.candidates import Rules, classify, matching_keywords
+from types import SimpleNamespace
+
+from mining.candidates import RULE_FIELDS, Rules, classify, matching_keywords
 from mining.models import DEFAULT_PERFORMANCE_KEYWORDS
 
 SEED = Rules(
@@ -40,3 +42,23 @@ def test_accuracy_and_non_bug():
 def test_no_match():
     result = classify(title="Crash on import", body="Segfault", labels=[], rules=SEED)
     assert result.rules == {} and not result.is_performance
+
+
+def test_rules_are_read_from_anything_holding_the_rule_lists():
+    stored = SimpleNamespace(
+        performance_labels=["perf"],
+        performance_keywords=["slow", "hangs"],
+        accuracy_labels=[],
+        accuracy_keywords=["wrong result"],
+        non_bug_labels=["question"],
+    )
+
+    rules = Rules.of(stored)
+
+    assert rules == Rules(
+        performance_labels=("perf",),
+        performance_keywords=("slow", "hangs"),
+        accuracy_keywords=("wrong result",),
+        non_bug_labels=("question",),
+    )
+    assert tuple(vars(stored)) == RULE_FIELDS

@@ -5,8 +5,9 @@ import time
 import pytest
 
 from config.celery import app
-from mining import services, tasks
+from mining import tasks
 from mining.models import BugReport, Comment, ImportJob
+from mining.services.import_jobs import import_job_create
 from tests.mining import github_data
 from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
 
@@ -51,7 +52,7 @@ def wait_for(condition, timeout: float, job: ImportJob) -> None:
 def test_import_runs_on_a_real_worker(workers, fake_github):
     github_data.add_issues(fake_github, REPO, 180, comments=2)
     workers()
-    job = services.import_job_create(repository_full_name=REPO)
+    job = import_job_create(repository_full_name=REPO)
     enqueue(job.pk)
     wait_for(lambda j: not j.is_active, 60, job)
     assert job.status == ImportJob.Status.DONE, (job.status, job.error_reason)
@@ -68,7 +69,7 @@ def test_worker_killed_mid_import_is_redelivered_and_resumes_from_its_checkpoint
     # The third issue page (cursor "200") is held back, so the kill lands mid-import.
     fake_github.slow_down(lambda path, variables: 60 if variables.get("after") == "200" else 0)
     first = workers()
-    job = services.import_job_create(repository_full_name=REPO)
+    job = import_job_create(repository_full_name=REPO)
     enqueue(job.pk)
     wait_for(lambda j: j.reports_done >= 200, 20, job)
     time.sleep(0.3)

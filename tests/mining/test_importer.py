@@ -3,9 +3,10 @@ import time
 
 import pytest
 
-from mining import importer, services, tasks
+from mining import importer, tasks
 from mining.github_client import TokenBudget
 from mining.models import BugReport, Comment, FixLink, ImportJob
+from mining.services.import_jobs import import_job_cancel, import_job_create
 from tests.mining import github_data
 from tests.mining.payloads import rest_issue
 
@@ -14,7 +15,7 @@ REPO = "octo/repo"
 
 
 def run(api="graphql", repo=REPO, **kwargs):
-    job = services.import_job_create(repository_full_name=repo, api=api, **kwargs)
+    job = import_job_create(repository_full_name=repo, api=api, **kwargs)
     status = importer.run_import(job.pk)
     job.refresh_from_db()
     assert job.status == status
@@ -163,7 +164,7 @@ def test_long_rate_limit_parks_job_waiting_and_resumes(fake_github, settings):
     github_data.add_issues(fake_github, REPO, 150)
     settings.GITHUB_GRAPHQL_PAGE_SIZE = 100
     fake_github.set_budget(1, reset_in=3600)
-    job = services.import_job_create(repository_full_name=REPO)
+    job = import_job_create(repository_full_name=REPO)
     with pytest.raises(importer.RateLimitedError):
         importer.run_import(job.pk)
     job.refresh_from_db()
@@ -211,7 +212,7 @@ class Killed(BaseException):
 
 def test_killed_worker_resumes_from_checkpoint_without_duplicates(fake_github, monkeypatch):
     github_data.add_issues(fake_github, REPO, 350, comments=2)
-    job = services.import_job_create(repository_full_name=REPO)
+    job = import_job_create(repository_full_name=REPO)
     original = importer.JobRun.store
     stored = []
 
@@ -237,12 +238,12 @@ def test_killed_worker_resumes_from_checkpoint_without_duplicates(fake_github, m
 
 def test_cancelled_job_stops_at_next_page(fake_github, monkeypatch):
     github_data.add_issues(fake_github, REPO, 250)
-    job = services.import_job_create(repository_full_name=REPO)
+    job = import_job_create(repository_full_name=REPO)
     original = importer.JobRun.store
 
     def store_then_cancel(self, page, checkpoint):
         original(self, page, checkpoint)
-        services.import_job_cancel(job_id=job.pk)
+        import_job_cancel(job_id=job.pk)
 
     monkeypatch.setattr(importer.JobRun, "store", store_then_cancel)
     assert importer.run_import(job.pk) == ImportJob.Status.CANCELLED
@@ -427,8 +428,8 @@ def test_a_bug_of_ours_during_an_import_is_not_blamed_on_github(fake_github, mon
     def broken(**kwargs):
         raise KeyError("default_branch")
 
-    monkeypatch.setattr(services, "repository_update_from_github", broken)
-    job = services.import_job_create(repository_full_name=REPO)
+    monkeypatch.setattr(importer, "repository_update_from_github", broken)
+    job = import_job_create(repository_full_name=REPO)
 
     with pytest.raises(KeyError):
         tasks.import_repository.apply(args=(job.pk,), throw=True)

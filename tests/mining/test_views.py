@@ -66,7 +66,7 @@ def test_candidate_rules_page_validates_saves_and_reclassifies(client, annotator
 def test_report_page_shows_measures_evidence_and_deleted_users(client, annotator):
     import datetime as dt
 
-    from mining import services
+    from mining.services.reports import report_measures_refresh
 
     t0 = dt.datetime(2022, 3, 1, tzinfo=dt.UTC)
     report = factories.BugReportFactory(
@@ -86,7 +86,7 @@ def test_report_page_shows_measures_evidence_and_deleted_users(client, annotator
     factories.FixLinkFactory(
         report=report, evidence="message_mention", strength="weak", reverted=True
     )
-    services._refresh_measures([report.pk])
+    report_measures_refresh(report_ids=[report.pk])
     client.force_login(annotator)
     page = client.get(f"/reports/{report.pk}/").content.decode()
     measures = page[page.index('<dl class="measures') : page.index("</dl>")]

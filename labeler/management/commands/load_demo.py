@@ -16,7 +16,7 @@ from labeler.models import Study, StudyMember
 from labeler.roles import Role, user_grant_role
 from labeler.sampling import SampleSpec
 from labeler.services.studies import study_create, study_member_add
-from mining.services import reports_import_from_file
+from mining.services.offline_file import reports_import_from_file
 from taxonomy.models import Codebook
 
 DEMO_REPORTS = Path(__file__).resolve().parents[2] / "demo" / "reports.jsonl"

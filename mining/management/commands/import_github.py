@@ -8,8 +8,10 @@ from collections import Counter
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from mining import services, tasks
+from mining import tasks
 from mining.models import ImportJob
+from mining.services.import_jobs import import_job_create
+from mining.services.offline_file import reports_import_from_file
 
 
 def _since(value: str) -> dt.datetime:
@@ -70,7 +72,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if options["from_file"]:
             try:
-                summary = services.reports_import_from_file(path=options["from_file"])
+                summary = reports_import_from_file(path=options["from_file"])
             except ValidationError as exc:
                 raise CommandError("\n".join(exc.messages)) from exc
             # An offline import asks GitHub nothing; the figures keep the summary's shape.
@@ -81,7 +83,7 @@ class Command(BaseCommand):
         jobs = []
         for name in options["repositories"]:
             try:
-                job = services.import_job_create(
+                job = import_job_create(
                     repository_full_name=name,
                     api=options["api"],
                     issue_state=options["state"],

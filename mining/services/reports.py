@@ -1,38 +1,21 @@
-"""Writes of the mining app: repositories, imported pages of reports, import jobs.
+"""Writes of reports: pages of imported reports with their pull requests, commits,
+comments, fix links and measures; commit details; stub reports.
 
-Every writer validates first, then writes in one transaction, upserting on natural keys
-(repository + number, repository + sha, comment id, report + target + evidence), so a page
-stored twice (a redelivered task, a re-run) leaves exactly one copy.
+Locks: none taken here. Rows are upserted on their natural keys (INSERT ... ON CONFLICT),
+which locks each written row until commit, so two transactions storing the same report
+wait for each other instead of storing it twice. An import job stores its pages while it
+holds its job's row (mining.services.import_jobs.import_job_store_page).
 """
 
-import datetime as dt
-import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from mining import bulk, candidates, linking, records
-from mining.models import (
-    BugReport,
-    CandidateRules,
-    Comment,
-    Commit,
-    FixLink,
-    ImportJob,
-    PullRequest,
-    Repository,
-    SyncState,
-)
-
-FULL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
-MANAGE_IMPORTS = "mining.manage_imports"
+from mining.models import BugReport, Comment, Commit, FixLink, PullRequest, Repository
+from mining.services.repositories import repository_get_or_create
 
 
 @dataclass
@@ -58,104 +41,6 @@ class PageResult:
             "fix_links": dict(sorted(self.fix_links.items())),
             "errors": self.skipped,
         }
-
-
-def _patch_limit() -> int:
-    return settings.MINING_PATCH_MAX_CHARS
-
-
-def repository_get_or_create(*, full_name: str) -> Repository:
-    full_name = full_name.strip().strip("/")
-    if not FULL_NAME.match(full_name):
-        raise ValidationError({"repository": f"{full_name!r} is not OWNER/NAME"})
-    owner, name = full_name.split("/")
-    repository = Repository.objects.filter(full_name__iexact=full_name).first()
-    if repository is None:
-        repository = Repository.objects.create(
-            owner=owner,
-            name=name,
-            full_name=full_name,
-            html_url=f"https://github.com/{full_name}",
-        )
-    return repository
-
-
-def candidate_rules_ensure(*, repository: Repository) -> CandidateRules:
-    rules, _ = CandidateRules.objects.get_or_create(repository=repository)
-    return rules
-
-
-RULE_FIELDS = [
-    "performance_labels",
-    "performance_keywords",
-    "accuracy_labels",
-    "accuracy_keywords",
-    "non_bug_labels",
-]
-MAX_RULES = 200
-MAX_RULE_LENGTH = 100
-
-
-def candidate_rules_validate(values: dict[str, list]) -> dict[str, list[str]]:
-    """Each rule list cleaned (trimmed, empty entries dropped); a ValidationError names the
-    field and the entry (1-based) that is wrong."""
-    errors: dict[str, list[str]] = {}
-    cleaned: dict[str, list[str]] = {}
-    for name in RULE_FIELDS:
-        items = values.get(name, [])
-        if not isinstance(items, list):
-            errors[name] = ["expected a list of texts"]
-            continue
-        seen: dict[str, int] = {}
-        result = []
-        for position, item in enumerate(items, start=1):
-            if not isinstance(item, str):
-                errors.setdefault(name, []).append(f"entry {position}: not a text")
-                continue
-            text = " ".join(item.split())
-            if not text:
-                continue
-            if len(text) > MAX_RULE_LENGTH:
-                errors.setdefault(name, []).append(
-                    f"entry {position}: longer than {MAX_RULE_LENGTH} characters"
-                )
-            elif text.lower() in seen:
-                errors.setdefault(name, []).append(
-                    f"entry {position}: {text!r} repeats entry {seen[text.lower()]}"
-                )
-            else:
-                seen[text.lower()] = position
-                result.append(text)
-        if len(result) > MAX_RULES:
-            errors.setdefault(name, []).append(f"at most {MAX_RULES} entries")
-        cleaned[name] = result
-    if errors:
-        raise ValidationError(errors)
-    return cleaned
-
-
-def candidate_rules_update(*, repository: Repository, values: dict[str, list], user=None) -> int:
-    """Validate and save the repository's rules, then recompute its reports' candidate flags
-    (and which rule matched) in the same transaction; returns how many were reclassified."""
-    _require_manage(user)
-    cleaned = candidate_rules_validate(values)
-    with transaction.atomic():
-        rules = candidate_rules_ensure(repository=repository)
-        for name, items in cleaned.items():
-            setattr(rules, name, items)
-        rules.full_clean()
-        rules.save()
-        return reports_reclassify(repository=repository)
-
-
-def _rules(rules: CandidateRules) -> candidates.Rules:
-    return candidates.Rules(
-        performance_labels=tuple(rules.performance_labels),
-        performance_keywords=tuple(rules.performance_keywords),
-        accuracy_labels=tuple(rules.accuracy_labels),
-        accuracy_keywords=tuple(rules.accuracy_keywords),
-        non_bug_labels=tuple(rules.non_bug_labels),
-    )
 
 
 PULL_REQUEST_FIELDS = [
@@ -343,7 +228,7 @@ def reports_store_page(
 
     _store_fix_links(repository, page, reports, report_ids, existed, commit_ids, pr_ids, result)
     touched = _store_issue_comments(repository, page, result)
-    _refresh_measures(sorted({*report_ids.values(), *touched}))
+    report_measures_refresh(report_ids=sorted({*report_ids.values(), *touched}))
     return result
 
 
@@ -459,7 +344,7 @@ def _mark_reverted(repository: Repository, reverts: linking.Reverts) -> None:
     report_ids = list(links.values_list("report_id", flat=True).distinct())
     if report_ids:
         FixLink.objects.filter(pk__in=links.values("pk")).update(reverted=True)
-        _refresh_measures(report_ids)
+        report_measures_refresh(report_ids=report_ids)
 
 
 MEASURE_FIELDS = [
@@ -525,7 +410,7 @@ WHERE r.id = ids.id
 """
 
 
-def _refresh_measures(report_ids: list[int]) -> None:
+def report_measures_refresh(*, report_ids: list[int]) -> None:
     """Recompute the stored measures of these reports, in one statement."""
     if not report_ids:
         return
@@ -549,226 +434,28 @@ def commits_store_files(
     report_ids = FixLink.objects.filter(
         report__repository=repository, commit__sha__in=[c.sha for c in commits]
     ).values_list("report_id", flat=True)
-    _refresh_measures(sorted(set(report_ids)))
+    report_measures_refresh(report_ids=sorted(set(report_ids)))
 
 
 @transaction.atomic
-def reports_reclassify(*, repository: Repository) -> int:
-    """Recompute the candidate flags of every report of the repository from its rules."""
-    rules = _rules(candidate_rules_ensure(repository=repository))
-    reports = list(repository.reports.only("id", "title", "body", "labels"))
-    for report in reports:
-        flags = candidates.classify(
-            title=report.title, body=report.body, labels=report.labels, rules=rules
-        )
-        report.is_performance_candidate = flags.is_performance
-        report.is_accuracy_candidate = flags.is_accuracy
-        report.is_non_bug = flags.is_non_bug
-        report.candidate_rules = flags.rules
-    BugReport.objects.bulk_update(
-        reports,
-        ["is_performance_candidate", "is_accuracy_candidate", "is_non_bug", "candidate_rules"],
-        batch_size=1000,
-    )
-    return len(reports)
-
-
-# ---- offline files --------------------------------------------------------------------------
-
-
-MAX_FILE_ERRORS = 20
-
-
-def _read_file(path: Path) -> list[tuple[str, records.Page]]:
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise ValidationError({"path": f"{path}: {exc.strerror}"}) from exc
-    pages: list[tuple[str, records.Page]] = []
-    errors: list[str] = []
-    with handle:
-        for line_number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-                if not line.strip():
-                    continue
-                issue = json.loads(line)
-                pages.append(records.page_from_file_issue(issue, patch_limit=_patch_limit()))
-            except UnicodeDecodeError as exc:
-                errors.append(f"{path.name}, line {line_number}: not UTF-8 (byte {exc.start + 1})")
-            except (json.JSONDecodeError, records.MalformedPayloadError) as exc:
-                errors.append(f"{path.name}, line {line_number}: {exc}")
-    if len(errors) > MAX_FILE_ERRORS:
-        hidden = len(errors) - MAX_FILE_ERRORS
-        errors = [*errors[:MAX_FILE_ERRORS], f"{path.name}: … and {hidden} more bad lines"]
-    if errors:
-        raise ValidationError({"path": errors})
-    return pages
-
-
-@transaction.atomic
-def reports_import_from_file(*, path: str | Path) -> dict:
-    """Import a JSON Lines file of GitHub REST issue objects; all of it or, on any bad line,
-    nothing.
-
-    The whole file is validated before the first write, and the writes share one
-    transaction, so a file either imports completely or leaves the database as it was. Lines
-    are grouped per repository into pages of MINING_FILE_PAGE_SIZE reports.
-    """
-    pages = _read_file(Path(path))
-    by_repository: dict[str, list[records.Page]] = {}
-    for repo_full_name, page in pages:
-        by_repository.setdefault(repo_full_name, []).append(page)
-    total = PageResult()
-    size = settings.MINING_FILE_PAGE_SIZE
-    for repo_full_name, repo_pages in by_repository.items():
-        repository = repository_get_or_create(full_name=repo_full_name)
-        rules = _rules(candidate_rules_ensure(repository=repository))
-        for start in range(0, len(repo_pages), size):
-            merged = records.Page()
-            for page in repo_pages[start : start + size]:
-                merged.reports += page.reports
-                merged.pull_requests += page.pull_requests
-                merged.commits += page.commits
-                merged.pull_requests_skipped += page.pull_requests_skipped
-            total.add(reports_store_page(repository=repository, page=merged, rules=rules))
-    summary = total.as_dict()
-    summary["repositories"] = sorted(by_repository)
-    return summary
-
-
-# ---- import jobs -----------------------------------------------------------------------------
-
-
-def _require_manage(user) -> None:
-    if user is not None and not user.has_perm(MANAGE_IMPORTS):
-        raise PermissionDenied("You may not manage imports.")
-
-
-def import_job_create(
-    *,
-    repository_full_name: str,
-    api: str = ImportJob.Api.GRAPHQL,
-    issue_state: str = ImportJob.IssueState.ALL,
-    since: dt.datetime | None = None,
-    user=None,
-) -> ImportJob:
-    """A queued import job (the caller enqueues it; `user` None: the command line)."""
-    _require_manage(user)
-    errors = {}
-    if api not in (ImportJob.Api.GRAPHQL, ImportJob.Api.REST):
-        errors["api"] = f"{api!r}: expected graphql or rest"
-    if issue_state not in ImportJob.IssueState.values:
-        errors["state"] = f"{issue_state!r}: expected open, closed or all"
-    if since is not None and timezone.is_naive(since):
-        errors["since"] = "needs a timezone"
-    if errors:
-        raise ValidationError(errors)
-    repository = repository_get_or_create(full_name=repository_full_name)
-    with transaction.atomic():
-        active = ImportJob.objects.select_for_update().filter(
-            repository=repository, status__in=ImportJob.ACTIVE_STATUSES
-        )
-        if active.exists():
-            raise ValidationError(
-                {"repository": f"{repository.full_name} already has an import in progress"}
+def report_stubs_create(*, references: list[tuple[str, int]]) -> list[BugReport]:
+    """Stub reports for (OWNER/NAME, number) pairs not imported yet, in the given order, with
+    a title that says so and their GitHub address; repositories are created as needed. The
+    next import of the repository fills them in (storing a report clears `is_stub`)."""
+    repositories: dict[str, Repository] = {}
+    stubs = []
+    for full_name, number in references:
+        repository = repositories.get(full_name.lower())
+        if repository is None:
+            repository = repository_get_or_create(full_name=full_name)
+            repositories[full_name.lower()] = repository
+        stubs.append(
+            BugReport(
+                repository=repository,
+                number=number,
+                title=f"{repository.full_name}#{number} (not imported yet)",
+                html_url=f"https://github.com/{repository.full_name}/issues/{number}",
+                is_stub=True,
             )
-        candidate_rules_ensure(repository=repository)
-        SyncState.objects.get_or_create(repository=repository)
-        return ImportJob.objects.create(
-            repository=repository,
-            api=api,
-            issue_state=issue_state,
-            since=since,
-            created_by=user if user is not None and user.is_authenticated else None,
         )
-
-
-@transaction.atomic
-def import_job_cancel(*, job_id: int, user=None) -> ImportJob:
-    _require_manage(user)
-    job = ImportJob.objects.select_for_update().get(pk=job_id)
-    if not job.is_active:
-        raise ValidationError({"status": f"a {job.status} import cannot be cancelled"})
-    job.status = ImportJob.Status.CANCELLED
-    job.finished_at = timezone.now()
-    job.error_reason = "Cancelled."
-    job.save(update_fields=["status", "finished_at", "error_reason", "updated_at"])
-    return job
-
-
-def import_job_rerun(*, job_id: int, user=None) -> ImportJob:
-    """A new job like the given one; it resumes nothing and imports what changed since."""
-    job = ImportJob.objects.select_related("repository").get(pk=job_id)
-    return import_job_create(
-        repository_full_name=job.repository.full_name,
-        api=job.api,
-        issue_state=job.issue_state,
-        since=job.since,
-        user=user,
-    )
-
-
-@transaction.atomic
-def import_job_store_page(
-    *,
-    job_id: int,
-    page: records.Page,
-    rules: candidates.Rules,
-    checkpoint: dict,
-    progress: dict,
-) -> PageResult | None:
-    """Store a page and advance the job's checkpoint in the same transaction.
-
-    Returns None (and writes nothing) if the job was cancelled meanwhile.
-    """
-    job = ImportJob.objects.select_for_update().select_related("repository").get(pk=job_id)
-    if job.status == ImportJob.Status.CANCELLED:
-        return None
-    result = reports_store_page(repository=job.repository, page=page, rules=rules)
-    job.checkpoint = checkpoint
-    job.reports_done += result.reports
-    job.comments += result.comments
-    job.pull_requests_skipped += result.pull_requests_skipped
-    job.fix_links = dict(Counter(job.fix_links) + result.fix_links)
-    job.skipped_items = (job.skipped_items + result.skipped)[-200:]
-    for name, value in progress.items():
-        setattr(job, name, value)
-    job.save()
-    return result
-
-
-def import_job_update(*, job_id: int, **fields) -> None:
-    """Record progress or a status change (not for cancelled jobs, which stay cancelled)."""
-    ImportJob.objects.filter(pk=job_id).exclude(status=ImportJob.Status.CANCELLED).update(
-        updated_at=timezone.now(), **fields
-    )
-
-
-@transaction.atomic
-def import_job_finish(*, job_id: int, progress: dict, etags: dict, skipped: list[dict]) -> None:
-    job = ImportJob.objects.select_for_update().select_related("repository").get(pk=job_id)
-    if job.status == ImportJob.Status.CANCELLED:
-        return
-    sync, _ = SyncState.objects.select_for_update().get_or_create(repository=job.repository)
-    until = job.checkpoint.get("max_updated_at")
-    if until:
-        until = dt.datetime.fromisoformat(until)
-        if sync.issues_updated_until is None or until > sync.issues_updated_until:
-            sync.issues_updated_until = until
-    sync.etags = {**sync.etags, **etags}
-    sync.save()
-    for name, value in progress.items():
-        setattr(job, name, value)
-    job.skipped_items = (job.skipped_items + skipped)[-200:]
-    job.status = ImportJob.Status.DONE
-    job.finished_at = timezone.now()
-    job.save()
-
-
-def repository_update_from_github(
-    *, repository: Repository, github_id: int | None, default_branch: str
-) -> None:
-    fields = {"github_id": github_id, "default_branch": default_branch[:255]}
-    if any(getattr(repository, k) != v for k, v in fields.items()):
-        Repository.objects.filter(pk=repository.pk).update(**fields)
+    return BugReport.objects.bulk_create(stubs)
