@@ -34,6 +34,7 @@ test: install services browser lint
 lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 services:
 	@scripts/services.sh
