@@ -10,8 +10,8 @@ from django.views.decorators.http import require_POST
 from mining import selectors, services, tasks
 from mining.filters import ReportFilter
 from mining.forms import HELP, CandidateRulesForm
-from mining.markdown import render_markdown
 from mining.models import BugReport, ImportJob, Repository
+from mining.serializers import ReportDetailSerializer
 
 
 def report_list(request):
@@ -31,16 +31,9 @@ def report_detail(request, pk: int):
         report = selectors.report_for_reading(pk)
     except BugReport.DoesNotExist as exc:
         raise Http404("No such report") from exc
-    comments = [(c, render_markdown(c.body)) for c in report.comments.all()]
+    # The API's representation of the report, so the page shows what every other view shows.
     return render(
-        request,
-        "mining/report_detail.html",
-        {
-            "report": report,
-            "body_html": render_markdown(report.body),
-            "comments": comments,
-            "fix_links": list(report.fix_links.all()),
-        },
+        request, "mining/report_detail.html", {"report": ReportDetailSerializer(report).data}
     )
 
 

@@ -6,15 +6,15 @@ import json
 import pytest
 from rest_framework import serializers
 
-from labeler.labels import study_scheme
-from labeler.selectors import report_for_labelling
-from labeler.serializers import (
+from labeler.api.labelling import (
     NextItemSerializer,
     SchemeDimensionSerializer,
     SubmissionSerializer,
     next_item_json,
     submission_data,
 )
+from labeler.labels import study_scheme
+from labeler.selectors import report_for_labelling
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from taxonomy.services import codebook_freeze
 from tests.labeler.conftest import GOOD_LABELS

@@ -215,18 +215,18 @@ def test_report_json_is_rendered_and_sanitized_with_its_fix(client, study, annot
     data = client.get(f"/studies/perf/items/{assignment.item_id}/report/").json()
 
     assert data["title"] == report.title
-    assert "<script" not in data["bodyHtml"] and "&lt;script&gt;" in data["bodyHtml"]
-    assert "<img" not in data["bodyHtml"]
-    assert 'href="javascript' not in data["bodyHtml"]
-    assert '<pre><code class="language-python">for _ in range(10):' in data["bodyHtml"]
-    assert data["comments"][0]["bodyHtml"].startswith("<p>Also on <strong>2.1</strong>")
-    assert "<b " not in data["comments"][0]["bodyHtml"]
-    fixes = {fix["target"]: fix for fix in data["fixes"]}
+    assert "<script" not in data["body_html"] and "&lt;script&gt;" in data["body_html"]
+    assert "<img" not in data["body_html"]
+    assert 'href="javascript' not in data["body_html"]
+    assert '<pre><code class="language-python">for _ in range(10):' in data["body_html"]
+    assert data["comments"][0]["body_html"].startswith("<p>Also on <strong>2.1</strong>")
+    assert "<b " not in data["comments"][0]["body_html"]
+    fixes = {fix["target"]: fix for fix in data["fix_links"]}
     commit_fix = fixes[f"commit:{commit.sha}"]
-    assert commit_fix["evidence"] == ["Closed by commit (timeline)"]
+    assert commit_fix["evidence_display"] == "Closed by commit (timeline)"
     assert commit_fix["commit"]["message"].startswith("Fix the leak")
     assert commit_fix["commit"]["files"][0]["patch"].startswith("@@ -1,3 +1,3 @@")
-    assert fixes[f"pr:{pull_request.number}"]["pullRequest"]["merged"] is True
+    assert fixes[f"pr:{pull_request.number}"]["pull_request"]["merged"] is True
     assert "labels" not in json.dumps(data).replace('"labels": ["type:bug"]', "")
 
 
@@ -819,7 +819,7 @@ def test_report_json_reads_a_fixed_number_of_queries(
     with django_assert_max_num_queries(10):
         response = client.get(f"/studies/perf/items/{assignment.item_id}/report/")
 
-    assert len(response.json()["fixes"]) == 6
+    assert len(response.json()["fix_links"]) == 6
     assert len(response.json()["comments"]) == 5
 
 
@@ -846,16 +846,18 @@ def test_report_json_shows_a_never_imported_pull_request_without_a_state(client,
 
     data = client.get(f"/studies/perf/items/{assignment.item_id}/report/").json()
 
-    fixes = {fix["target"]: fix for fix in data["fixes"]}
-    assert fixes[f"pr:{pull_request.number}"]["pullRequest"] == {
+    fixes = {fix["target"]: fix for fix in data["fix_links"]}
+    assert fixes[f"pr:{pull_request.number}"]["pull_request"] == {
         "number": pull_request.number,
         "imported": False,
         "title": "",
+        "body": "",
         "state": None,
         "merged": False,
+        "merge_commit_sha": "",
         "additions": None,
         "deletions": None,
-        "url": f"https://github.com/{report.repository.full_name}/pull/{pull_request.number}",
+        "html_url": f"https://github.com/{report.repository.full_name}/pull/{pull_request.number}",
     }
 
 
@@ -872,11 +874,11 @@ def test_report_json_links_pull_requests_over_http_only(client, study, annotator
 
     data = client.get(f"/studies/perf/items/{assignment.item_id}/report/").json()
 
-    pull_requests = {f["target"]: f["pullRequest"] for f in data["fixes"] if f["pullRequest"]}
+    pull_requests = {f["target"]: f["pull_request"] for f in data["fix_links"] if f["pull_request"]}
     rebuilt = pull_requests[f"pr:{hostile.number}"]
-    assert rebuilt["url"] == f"https://ghe.example.org/octo/engine/pull/{hostile.number}"
+    assert rebuilt["html_url"] == f"https://ghe.example.org/octo/engine/pull/{hostile.number}"
     assert (rebuilt["imported"], rebuilt["state"]) == (True, "merged")
-    assert pull_requests[f"pr:{kept.number}"]["url"] == kept.html_url
+    assert pull_requests[f"pr:{kept.number}"]["html_url"] == kept.html_url
     assert kept.html_url.startswith("https://github.com/")
 
 
