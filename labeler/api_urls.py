@@ -3,13 +3,11 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api_views import (
-    AnnotationViewSet,
-    AssignmentViewSet,
-    PingView,
-    StudyItemViewSet,
-    StudyViewSet,
-)
+from labeler.api.annotations import AnnotationViewSet
+from labeler.api.items import StudyItemViewSet
+from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
+from labeler.api.members import StudyMemberViewSet
+from labeler.api.studies import StudyViewSet
 
 router = SimpleRouter()
 router.register("studies", StudyViewSet, basename="study")
@@ -17,4 +15,23 @@ router.register("items", StudyItemViewSet, basename="study-item")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("annotations", AnnotationViewSet, basename="annotation")
 
-urlpatterns = [path("ping/", PingView.as_view(), name="api-ping"), *router.urls]
+# A study's members and its labelling are resources of their own under the study's address.
+study_patterns = [
+    path(
+        "studies/<slug:slug>/members/",
+        StudyMemberViewSet.as_view({"get": "list", "post": "create"}),
+        name="study-members",
+    ),
+    path(
+        "studies/<slug:slug>/next/",
+        StudyLabellingViewSet.as_view({"post": "next"}),
+        name="study-next",
+    ),
+    path(
+        "studies/<slug:slug>/previous/",
+        StudyLabellingViewSet.as_view({"get": "previous"}),
+        name="study-previous",
+    ),
+]
+
+urlpatterns = [path("ping/", PingView.as_view(), name="api-ping"), *study_patterns, *router.urls]

@@ -1,27 +1,27 @@
-"""Pages of the labeler app: the home page, and studies (set-up, labelling, progress)."""
+"""Pages of the labeler app: the home page, and studies (set-up, members, labelling, items)."""
 
 from django.urls import include, path
 
-from labeler import study_views as views
-from labeler.views import home
+from labeler.views import items, labelling, members, studies
+from labeler.views.home import home
 
 study_patterns = [
-    path("studies/", views.study_list, name="list"),
-    path("studies/new/", views.study_new, name="new"),
-    path("studies/<slug:slug>/", views.study_detail, name="detail"),
-    path("studies/<slug:slug>/batches/", views.study_batch_add, name="batch-add"),
-    path("studies/<slug:slug>/members/", views.study_members, name="members"),
-    path("studies/<slug:slug>/import/", views.study_import, name="import"),
-    path("studies/<slug:slug>/label/", views.study_label, name="label"),
-    path("studies/<slug:slug>/items/", views.study_items, name="items"),
+    path("studies/", studies.study_list, name="list"),
+    path("studies/new/", studies.study_new, name="new"),
+    path("studies/<slug:slug>/", studies.study_detail, name="detail"),
+    path("studies/<slug:slug>/batches/", studies.study_batch_add, name="batch-add"),
+    path("studies/<slug:slug>/members/", members.study_members, name="members"),
+    path("studies/<slug:slug>/import/", studies.study_import, name="import"),
+    path("studies/<slug:slug>/label/", labelling.study_label, name="label"),
+    path("studies/<slug:slug>/items/", items.study_items, name="items"),
     path(
         "studies/<slug:slug>/items/<int:item_id>/history/",
-        views.item_history_page,
+        items.item_history_page,
         name="item-history",
     ),
     path(
         "studies/<slug:slug>/items/<int:item_id>/report/",
-        views.item_report,
+        items.item_report,
         name="item-report",
     ),
 ]

@@ -1,7 +1,15 @@
+"""API shapes of the mining app. ReportDetailSerializer is the one representation of a report
+with its discussion and fixes: the API, the report page and the labelling page all show it."""
+
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from mining.markdown import render_markdown
 from mining.models import BugReport, Comment, Commit, FixLink, ImportJob, PullRequest
+
+WEB_SCHEMES = ("https://", "http://")
+BODY_HTML_HELP = "The body rendered from Markdown and sanitised: the only form to show as HTML."
 
 
 class ReportListSerializer(serializers.ModelSerializer):
@@ -19,9 +27,14 @@ class ReportListSerializer(serializers.ModelSerializer):
 
 
 class CommentSerializer(serializers.ModelSerializer):
+    body_html = serializers.SerializerMethodField(help_text=BODY_HTML_HELP)
+
     class Meta:
         model = Comment
-        fields = ["github_id", "author_login", "body", "created_at", "updated_at"]
+        fields = ["github_id", "author_login", "body", "body_html", "created_at", "updated_at"]
+
+    def get_body_html(self, comment: Comment) -> str:
+        return render_markdown(comment.body)
 
 
 class CommitSerializer(serializers.ModelSerializer):
@@ -34,9 +47,41 @@ class CommitSerializer(serializers.ModelSerializer):
 
 
 class PullRequestSerializer(serializers.ModelSerializer):
+    """A fixing pull request. One only named by a link and never fetched is a bare row (no
+    GitHub id, no title): it claims no state, and links to GitHub by its repository."""
+
+    imported = serializers.SerializerMethodField(
+        help_text="False for a pull request a fix link names but no import fetched."
+    )
+    state = serializers.SerializerMethodField(help_text="Null when not imported.")
+    html_url = serializers.SerializerMethodField(
+        help_text="Its page on GitHub; always an http(s) address."
+    )
+
     class Meta:
         model = PullRequest
-        fields = ["number", "title", "body", "state", "merged", "merge_commit_sha", "html_url"]
+        fields = [
+            "number", "imported", "title", "body", "state", "merged", "merge_commit_sha",
+            "additions", "deletions", "html_url",
+        ]  # fmt: skip
+
+    def get_imported(self, pull_request: PullRequest) -> bool:
+        return pull_request.github_id is not None or bool(pull_request.title)
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=PullRequest.State.choices, allow_null=True)
+    )
+    def get_state(self, pull_request: PullRequest) -> str | None:
+        return pull_request.state if self.get_imported(pull_request) else None
+
+    def get_html_url(self, pull_request: PullRequest) -> str:
+        if pull_request.html_url.lower().startswith(WEB_SCHEMES):
+            return pull_request.html_url
+        repository = pull_request.repository
+        web = repository.html_url.rstrip("/")
+        if not web.lower().startswith(WEB_SCHEMES):
+            web = f"https://github.com/{repository.full_name}"
+        return f"{web}/pull/{pull_request.number}"
 
 
 class FixLinkSerializer(serializers.ModelSerializer):
@@ -47,20 +92,28 @@ class FixLinkSerializer(serializers.ModelSerializer):
     class Meta:
         model = FixLink
         fields = [
-            "evidence", "evidence_display", "strength", "reverted", "detail", "commit",
+            "target", "evidence", "evidence_display", "strength", "reverted", "detail", "commit",
             "pull_request",
         ]  # fmt: skip
 
 
+# Of a report from mining.selectors.report_for_reading, which loads every relation read here.
 class ReportDetailSerializer(ReportListSerializer):
+    """A report with its comments and fix links. `body` is the Markdown as written; only
+    `body_html` is for display."""
+
+    body_html = serializers.SerializerMethodField(help_text=BODY_HTML_HELP)
     comments = CommentSerializer(many=True)
     fix_links = FixLinkSerializer(many=True)
 
     class Meta(ReportListSerializer.Meta):
         fields = [
             *ReportListSerializer.Meta.fields,
-            "body", "milestone", "reactions", "updated_at", "comments", "fix_links",
+            "body", "body_html", "milestone", "reactions", "updated_at", "comments", "fix_links",
         ]  # fmt: skip
+
+    def get_body_html(self, report: BugReport) -> str:
+        return render_markdown(report.body)
 
 
 class ImportJobSerializer(serializers.ModelSerializer):

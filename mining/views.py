@@ -10,13 +10,13 @@ from django.views.decorators.http import require_POST
 from mining import selectors, tasks
 from mining.filters import ReportFilter
 from mining.forms import HELP, CandidateRulesForm
-from mining.markdown import render_markdown
 from mining.models import BugReport, ImportJob, Repository
 from mining.permissions import (
     MANAGE_IMPORTS_REFUSED,
     require_manage_imports,
     user_can_manage_imports,
 )
+from mining.serializers import ReportDetailSerializer
 from mining.services.candidate_rules import candidate_rules_ensure, candidate_rules_update
 from mining.services.import_jobs import import_job_cancel, import_job_create, import_job_rerun
 
@@ -38,16 +38,9 @@ def report_detail(request, pk: int):
         report = selectors.report_for_reading(pk)
     except BugReport.DoesNotExist as exc:
         raise Http404("No such report") from exc
-    comments = [(c, render_markdown(c.body)) for c in report.comments.all()]
+    # The API's representation of the report, so the page shows what every other view shows.
     return render(
-        request,
-        "mining/report_detail.html",
-        {
-            "report": report,
-            "body_html": render_markdown(report.body),
-            "comments": comments,
-            "fix_links": list(report.fix_links.all()),
-        },
+        request, "mining/report_detail.html", {"report": ReportDetailSerializer(report).data}
     )
 
 

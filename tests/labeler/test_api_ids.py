@@ -5,16 +5,11 @@ from rest_framework.test import APIClient
 
 from config.api import MAX_ID
 from labeler.services.assignment import assignment_next
+from tests.labeler.api.calls import client_for
 
 pytestmark = pytest.mark.django_db
 
 HUGE = "99999999999999999999"
-
-
-def client_for(user):
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 ROUTES = [

@@ -1,6 +1,6 @@
 import pytest
 
-from mining.models import ImportJob
+from mining.models import FixLink, ImportJob, PullRequest
 from tests.mining import factories
 
 pytestmark = pytest.mark.django_db
@@ -208,3 +208,31 @@ def test_report_detail_has_measures_comments_and_fix_evidence(api_as, lead, db):
         (link["strength"], link["evidence_display"], link["reverted"]) for link in data["fix_links"]
     } == {("strong", "Closed by commit (timeline)", False)}
     assert {link["commit"]["sha"] for link in data["fix_links"]} == {"a" * 40, "b" * 40}
+
+
+def test_report_detail_gives_the_body_sanitised_beside_the_markdown(api_as, lead, db):
+    report = factories.BugReportFactory(body="**bold** <script>alert(1)</script>")
+    report.repository.html_url = "javascript:alert(1)"
+    report.repository.save(update_fields=["html_url"])
+    factories.CommentFactory(report=report, body="[x](javascript:alert(1)) *yes*")
+    # A pull request a link names but no import fetched: only its number is known.
+    bare = PullRequest.objects.create(repository=report.repository, number=7)
+    factories.FixLinkFactory(
+        report=report,
+        commit=None,
+        pull_request=bare,
+        target="pr:7",
+        evidence=FixLink.Evidence.CLOSED_BY_PULL_REQUEST,
+    )
+
+    data = api_as(lead).get(f"/api/reports/{report.pk}/").json()
+
+    assert data["body"] == "**bold** <script>alert(1)</script>"
+    assert data["body_html"].startswith("<p><strong>bold</strong> &lt;script&gt;")
+    comment = data["comments"][0]["body_html"]
+    assert "<em>yes</em>" in comment and 'href="javascript' not in comment
+    link = data["fix_links"][0]
+    assert link["target"] == "pr:7"
+    assert (link["pull_request"]["imported"], link["pull_request"]["state"]) == (False, None)
+    full_name = report.repository.full_name
+    assert link["pull_request"]["html_url"] == f"https://github.com/{full_name}/pull/7"

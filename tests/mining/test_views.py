@@ -1,6 +1,6 @@
 import pytest
 
-from mining.models import ImportJob
+from mining.models import FixLink, ImportJob, PullRequest
 from tests.mining import factories
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +134,26 @@ def test_report_list_page_filters_like_the_api(client, annotator):
     client.force_login(annotator)
     page = client.get("/reports/?candidate=performance").content.decode()
     assert f"#{slow.number}<" in page and f"#{other.number}<" not in page
+
+
+def test_report_page_shows_its_dates_and_a_pull_request_no_import_fetched(client, annotator):
+    report = factories.BugReportFactory()
+    factories.CommentFactory(report=report)
+    bare = PullRequest.objects.create(repository=report.repository, number=7)
+    factories.FixLinkFactory(
+        report=report,
+        commit=None,
+        pull_request=bare,
+        target="pr:7",
+        evidence=FixLink.Evidence.CLOSED_BY_PULL_REQUEST,
+    )
+    client.force_login(annotator)
+
+    page = client.get(f"/reports/{report.pk}/").content.decode()
+
+    ref = f"{report.repository.full_name}#{report.number}"
+    assert f"<title>{ref} · Bug labeler</title>" in page
+    assert "on 2021-01-05 12:00" in page and "closed 2021-01-20 12:00" in page
+    assert "maintainer · 2021-01-06 12:00</p>" in page
+    pull = f"https://github.com/{report.repository.full_name}/pull/7"
+    assert f'<a href="{pull}" rel="noopener noreferrer">#7</a>  (not imported)' in page

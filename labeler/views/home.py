@@ -1,3 +1,5 @@
+"""The home page: the codebooks, your roles and your studies."""
+
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 

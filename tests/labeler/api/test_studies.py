@@ -1,22 +1,17 @@
 """Setting studies up through the API: bodies are checked key by key, a draw that would take
-nothing is refused, one that takes less than asked says so, and the hold time is set."""
+nothing is refused, one that takes less than asked says so, and the hold time is set; the
+study list filters by your role."""
 
 import datetime as dt
 
 import pytest
-from rest_framework.test import APIClient
 
 from labeler.models import Study, StudyBatch
+from tests.labeler.api.calls import assert_error, client_for
 from tests.labeler.factories import labelling_codebook
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user):
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -34,16 +29,6 @@ def repo_reports():
 
 def create_body(study, **fields):
     return {"slug": "new", "name": "New", "codebook": study.codebook.key, "seed": 1, **fields}
-
-
-def assert_error(response, field, *words):
-    assert response.status_code == 400
-    body = response.json()
-    assert set(body) == {"message", "fields"}
-    assert field in body["fields"], body
-    for word in words:
-        assert word in body["fields"][field][0]
-    assert body["message"].startswith(f"{field}: ")
 
 
 @pytest.mark.parametrize(
@@ -123,24 +108,6 @@ def test_unknown_codebook_is_a_400_naming_it(study, lead, repo_reports):
     assert_error(missing, "codebook", "no codebook 'dlpref'", "did you mean 'dlperf'?", "loaded:")
     assert_error(version, "codebook_version", "codebook 'dlperf' has no version '9'", "1.0")
     assert not Study.objects.filter(slug="new").exists()
-
-
-def test_members_errors_name_the_request_field(study, lead):
-    response = client_for(lead).post(
-        "/api/studies/perf/members/",
-        {"usernames": ["nobody"], "role": "annotator"},
-        format="json",
-    )
-
-    assert_error(response, "usernames", "no user nobody")
-
-
-def test_members_refuse_unknown_keys(study, lead):
-    response = client_for(lead).post(
-        "/api/studies/perf/members/", {"users": ["ann"], "role": "annotator"}, format="json"
-    )
-
-    assert_error(response, "users", "did you mean 'usernames'?")
 
 
 def test_a_study_over_an_empty_frame_is_refused_naming_the_filters(study, lead, repo_reports):
@@ -228,3 +195,20 @@ def test_hold_minutes_out_of_range_are_refused(study, lead, repo_reports, minute
 
     assert_error(response, "hold_minutes", "must be between 1 and 1440 minutes (24 hours)")
     assert not Study.objects.filter(slug="new").exists()
+
+
+def test_study_list_filters_by_my_role(study, annotator, lead):
+    assert client_for(lead).get("/api/studies/?role=lead").json()["count"] == 1
+    assert client_for(annotator).get("/api/studies/?role=lead").json()["count"] == 0
+
+
+def test_create_refuses_bad_sampling_with_the_field_named(study, lead):
+    body = {
+        "slug": "x",
+        "name": "X",
+        "codebook": study.codebook.key,
+        "sample": {"mode": "confidence", "confidence": 1.5, "margin": 0.05},
+    }
+    response = client_for(lead).post("/api/studies/", body, format="json")
+    assert response.status_code == 400
+    assert "sample.confidence" in response.json()["fields"]

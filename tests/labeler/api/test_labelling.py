@@ -1,26 +1,36 @@
-"""Next, submit, skip and the blind rule through the API, as an annotator would use them."""
+"""Next, submit, skip, previous and the blind rule through the API, as an annotator would use
+them; the plain writers of the hot answers say exactly what the documented serializers say."""
+
+import datetime as dt
+import json
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
+from rest_framework import serializers
 
+from labeler.api.labelling import (
+    NextItemSerializer,
+    SchemeDimensionSerializer,
+    SubmissionSerializer,
+    next_item_json,
+    submission_data,
+)
+from labeler.labels import study_scheme
 from labeler.models import Annotation, AnnotationVersion, Assignment, StudyItem
+from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
+from mining.selectors import report_for_labelling
 from taxonomy.services import codebook_freeze
+from tests.labeler.api.calls import client_for, next_item
 from tests.labeler.conftest import GOOD_LABELS
-from tests.labeler.factories import TEST_PASSWORD
-from tests.mining.factories import CommentFactory
+from tests.labeler.factories import (
+    TEST_PASSWORD,
+    LabellingStudyFactory,
+    StudyItemFactory,
+    UserFactory,
+)
+from tests.mining.factories import BugReportFactory, CommentFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user):
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def next_item(client, slug="perf"):
-    return client.post(f"/api/studies/{slug}/next/")
 
 
 def test_token_auth_then_next_gives_assignment_report_and_scheme(api_client, study, annotator):
@@ -232,34 +242,6 @@ def test_skip_with_unknown_reason(study, annotator):
     assert "reason" in response.json()["fields"]
 
 
-def test_items_filters(study, annotator, lead):
-    client = client_for(annotator)
-    assignment = next_item(client).json()["assignment"]
-    client.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
-    lead_client = client_for(lead)
-    assert lead_client.get("/api/items/?study=perf&complete=false").json()["count"] == 4
-    StudyItem.objects.filter(study=study, position=0).update(needed=1, claimed=1, submitted=1)
-    assert lead_client.get("/api/items/?study=perf&complete=true").json()["count"] == 1
-    assert lead_client.get("/api/items/?study=perf&adjudicated=true").json()["count"] == 0
-
-
-def test_study_list_filters_by_my_role(study, annotator, lead):
-    assert client_for(lead).get("/api/studies/?role=lead").json()["count"] == 1
-    assert client_for(annotator).get("/api/studies/?role=lead").json()["count"] == 0
-
-
-def test_create_refuses_bad_sampling_with_the_field_named(study, lead):
-    body = {
-        "slug": "x",
-        "name": "X",
-        "codebook": study.codebook.key,
-        "sample": {"mode": "confidence", "confidence": 1.5, "margin": 0.05},
-    }
-    response = client_for(lead).post("/api/studies/", body, format="json")
-    assert response.status_code == 400
-    assert "sample.confidence" in response.json()["fields"]
-
-
 def test_next_and_submit_query_counts_are_pinned(
     study, annotator, second_annotator, django_assert_max_num_queries
 ):
@@ -325,10 +307,63 @@ def test_previous_before_must_be_an_assignment_of_mine(study, annotator, second_
     assert list(response.json()["fields"]) == ["before"]
 
 
-def test_item_patch_without_a_priority_names_the_field(api_as, lead, study):
-    item = study.items.first()
+class SchemeNextItemSerializer(NextItemSerializer):
+    """NextItemSerializer with its dimensions filled in the ordinary way."""
 
-    response = api_as(lead).patch(f"/api/items/{item.pk}/", {}, format="json")
+    dimensions = serializers.SerializerMethodField()
 
-    assert response.status_code == 400
-    assert response.json()["fields"] == {"priority": ["give the item's new priority"]}
+    def get_dimensions(self, assignment):
+        scheme = self.context["scheme"]
+        return SchemeDimensionSerializer(
+            scheme.dimensions, many=True, context={"scheme": scheme}
+        ).data
+
+
+@pytest.mark.parametrize("closed", [True, False])
+def test_next_item_json_is_what_the_serializer_says(closed):
+    study = LabellingStudyFactory()
+    codebook_freeze(codebook=study.codebook)
+    closed_at = dt.datetime(2022, 3, 1, 8, 30, 15, 123456, tzinfo=dt.UTC) if closed else None
+    report = BugReportFactory(labels=["perf", "ünïcode"], closed_at=closed_at)
+    later, earlier = (
+        CommentFactory(
+            report=report, created_at=dt.datetime(2022, 2, day, 9, 0, 0, micro, tzinfo=dt.UTC)
+        )
+        for day, micro in ((2, 0), (1, 654321))
+    )
+    StudyItemFactory(study=study, report=report)
+    assignment = assignment_next(study=study, user=UserFactory())
+    scheme = study_scheme(study=study)
+
+    written = json.loads(
+        next_item_json(
+            assignment, report_for_labelling(report_id=assignment.item_report_id), scheme
+        )
+    )
+
+    expected = json.loads(
+        json.dumps(SchemeNextItemSerializer(assignment, context={"scheme": scheme}).data)
+    )
+    assert written == expected
+    assert list(written) == list(expected)
+    assert list(written["report"]) == list(expected["report"])
+    assert [c["body"] for c in written["report"]["comments"]] == [earlier.body, later.body]
+    assert (written["report"]["closed_at"] is None) == (not closed)
+
+
+def test_submission_data_is_what_the_serializer_says():
+    study = LabellingStudyFactory()
+    for position in range(2):
+        StudyItemFactory(study=study, position=position)
+    user = UserFactory()
+    held = assignment_next(study=study, user=user)
+    submitted = assignment_submit(
+        assignment_id=held.pk, user=user, labels=GOOD_LABELS, note="ok", seconds=3
+    )
+    skipped = assignment_skip(
+        assignment_id=assignment_next(study=study, user=user).pk, user=user, reason="not_a_bug"
+    )
+
+    for assignment, labels in ((submitted, submitted.labels), (skipped, {})):
+        expected = SubmissionSerializer(assignment, context={"labels": labels}).data
+        assert submission_data(assignment, labels) == expected

@@ -1,0 +1,93 @@
+"""The items API: the items of the studies you lead, with their counts; leads set priorities;
+an item's history."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from config.api import IdLookupMixin
+from labeler.api.common import SchemaSafeMixin, report_ref
+from labeler.filters import StudyItemFilter
+from labeler.models import AnnotationVersion, StudyItem
+from labeler.permissions import study_access
+from labeler.selectors import item_history, study_item_list_member, study_item_list_visible
+from labeler.services.studies import study_item_priority_set
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    study = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    report = serializers.SerializerMethodField()
+    title = serializers.CharField(source="report.title", read_only=True)
+    skipped = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = StudyItem
+        fields = [
+            "id",
+            "study",
+            "report",
+            "title",
+            "batch",
+            "position",
+            "priority",
+            "needed",
+            "claimed",
+            "submitted",
+            "skipped",
+            "adjudicated_at",
+        ]
+        read_only_fields = [f for f in fields if f != "priority"]
+
+    def get_report(self, item: StudyItem) -> str:
+        return report_ref(item.report)
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = AnnotationVersion
+        fields = ["number", "annotator", "created_at", "labels", "changes", "note", "unsure"]
+        fields += ["seconds"]
+
+
+class StudyItemViewSet(
+    IdLookupMixin,
+    SchemaSafeMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Items of the studies you lead, with their counts; leads set priorities."""
+
+    model = StudyItem
+    serializer_class = ItemSerializer
+    filterset_class = StudyItemFilter
+    http_method_names = ["get", "patch", "head", "options"]
+
+    def visible(self, user):
+        return study_item_list_visible(user=user)
+
+    def perform_update(self, serializer):
+        if "priority" not in serializer.validated_data:
+            raise ValidationError({"priority": "give the item's new priority"})
+        study_item_priority_set(
+            item=serializer.instance, priority=serializer.validated_data["priority"]
+        )
+
+    @extend_schema(responses=VersionSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def history(self, request, pk=None):
+        """Every submission and revision on the item you may see (blind until adjudicated)."""
+        item = study_item_list_member(user=request.user).filter(pk=pk).first()
+        if item is None:
+            raise Http404("no such item")
+        access = study_access(user=request.user, study=item.study)
+        versions = item_history(item=item, user=request.user, access=access)
+        return Response(VersionSerializer(versions, many=True).data)

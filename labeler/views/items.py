@@ -1,0 +1,158 @@
+"""The items of a study: the list for its leads, an item's history, and its report for
+reading while labelling."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET
+
+from labeler.labels import study_scheme
+from labeler.models import StudyItem
+from labeler.permissions import study_get_for_user
+from labeler.selectors import (
+    ITEM_STATES,
+    item_history,
+    study_item_state_counts,
+    study_items_overview,
+)
+from labeler.views.common import require_lead
+from mining.selectors import report_for_reading
+from mining.serializers import ReportDetailSerializer
+
+
+def _item_for(request, slug: str, item_id: int):
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    item = get_object_or_404(
+        StudyItem.objects.select_related("report__repository"), study=study, pk=item_id
+    )
+    return study, access, item
+
+
+ITEMS_PER_PAGE = 100
+
+
+@require_GET
+def study_items(request, slug: str):
+    """Every item of the study with its counts, filtered by state, for the study's leads."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    state = request.GET.get("state") or None
+    if state is not None and state not in ITEM_STATES:
+        known = ", ".join(ITEM_STATES)
+        messages.error(request, f"state {state!r} is not one of {known}; showing every item")
+        state = None
+    items = study_items_overview(study=study, state=state)
+    page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    counts = study_item_state_counts(study=study)
+    states = [("", "all", "every item", counts["all"])] + [
+        (name, name.replace("-", " "), what, counts[name])
+        for name, (what, _) in ITEM_STATES.items()
+    ]
+    return render(
+        request,
+        "labeler/study_items.html",
+        {
+            "study": study,
+            "page": page,
+            "state": state or "",
+            "states": states,
+            "query": urlencode({"state": state or ""}),
+        },
+    )
+
+
+@require_GET
+def item_history_page(request, slug: str, item_id: int):
+    study, access, item = _item_for(request, slug, item_id)
+    names = _LabelNames(study_scheme(study=study))
+    versions = [
+        {
+            "version": version,
+            "labels": names.labels(version.labels),
+            "changes": names.changes(version.changes),
+        }
+        for version in item_history(item=item, user=request.user, access=access)
+    ]
+    return render(
+        request,
+        "labeler/item_history.html",
+        {"study": study, "access": access, "item": item, "versions": versions},
+    )
+
+
+def _as_text(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "(none)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value) if value not in (None, "") else "(empty)"
+
+
+class _LabelNames:
+    """Stored labels (dimension keys, category key paths) as people read them: names, in the
+    codebook's order of dimensions, each category with its path."""
+
+    def __init__(self, scheme) -> None:
+        self.scheme = scheme
+        self.dimensions = {d.key: (position, d) for position, d in enumerate(scheme.dimensions)}
+
+    def _order(self, key: str) -> tuple[int, str]:
+        return (self.dimensions.get(key, (len(self.dimensions),))[0], key)
+
+    def _dimension_name(self, key: str) -> str:
+        return self.dimensions[key][1].name if key in self.dimensions else key
+
+    def _category_name(self, key: str, path: str) -> str:
+        """The category's name; its path when the scheme no longer has it."""
+        if key not in self.dimensions:
+            return path
+        category = self.scheme.by_path(self.dimensions[key][1]).get(path)
+        return category.name if category is not None else path
+
+    def _named(self, key: str, paths) -> object:
+        if not isinstance(paths, list):
+            return paths  # the note or the unsure flag
+        return [f"{self._category_name(key, path)} ({path})" for path in paths]
+
+    def labels(self, labels: dict) -> list[tuple[str, list[tuple[str, str]]]]:
+        """[(dimension name, [(category name, path)])]."""
+        return [
+            (
+                self._dimension_name(key),
+                [(self._category_name(key, path), path) for path in labels[key]],
+            )
+            for key in sorted(labels, key=self._order)
+        ]
+
+    def changes(self, changes: dict) -> list[tuple[str, str, str]]:
+        """What a revision changed, as (what, from, to) text."""
+        return [
+            (
+                self._dimension_name(key),
+                _as_text(self._named(key, changes[key].get("from"))),
+                _as_text(self._named(key, changes[key].get("to"))),
+            )
+            for key in sorted(changes, key=self._order)
+        ]
+
+
+@require_GET
+def item_report(request, slug: str, item_id: int):
+    """The item's report for reading while labelling, as the report API shows it (Markdown
+    rendered and sanitised on the server).
+
+    Annotators read only items they were handed; leads and researchers read any item.
+    Nothing here carries anyone's labels.
+    """
+    _study, access, item = _item_for(request, slug, item_id)
+    if (
+        not access.can_view_progress
+        and not item.assignments.filter(annotator=request.user).exists()
+    ):
+        raise PermissionDenied("this item was not handed to you")
+    return JsonResponse(ReportDetailSerializer(report_for_reading(item.report_id)).data)

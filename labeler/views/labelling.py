@@ -1,0 +1,102 @@
+"""The labelling page: a shell with the study's scheme and the API's addresses;
+static/js/label.js drives it through the study API."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from labeler.labels import study_scheme
+from labeler.models import SkipReason
+from labeler.permissions import study_get_for_user
+
+# The label page's shortcuts, shown in its help overlay and on the study page.
+SHORTCUTS = [
+    (
+        "1 to 9, 10 …",
+        "choose the Nth option of the focused dimension; in a list of more than 9, "
+        "type two digits quickly for 10 and up (1 then 2: the 12th)",
+    ),
+    ("the chosen option's number", "un-choose it (Space on a chosen option too)"),
+    ("Delete", "clear every choice of the focused dimension"),
+    (
+        "Tab / Shift+Tab",
+        "next / previous dimension; after the last one, the note, then Unsure and Submit "
+        "(never back to the first dimension); Shift+Tab in the note comes back",
+    ),
+    ("↑ ↓", "move the highlight; Space chooses the highlighted option"),
+    ("→", "open the highlighted option's sub-categories without choosing it"),
+    ("Backspace / Esc", "back up to the parent category"),
+    ("Shift+↓ / Shift+↑", "scroll a long definition"),
+    ("u", "mark as unsure (or not)"),
+    ("n", "write a note; Ctrl+Enter submits from the note, Esc leaves it"),
+    ("Enter", "submit the labels"),
+    ("s", "skip the item, then 1 to 3 picks the reason"),
+    ("p", "reopen your previous submission to revise it"),
+    ("h", "this item's history (your versions) in a new tab"),
+    ("?", "show or hide these shortcuts"),
+]
+
+
+def _category_json(category, parents: dict[int, str]) -> dict:
+    return {
+        "path": category.path,
+        "key": category.key,
+        "name": category.name,
+        "parent": parents.get(category.parent_id),
+        "definition": category.definition,
+        "include": category.include,
+        "exclude": category.exclude,
+        "examples": list(category.examples or []),
+    }
+
+
+@require_GET
+def study_label(request, slug: str):
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    if not access.can_label:
+        raise PermissionDenied("only the study's annotators label its items")
+    scheme = study_scheme(study=study)
+    dimensions = []
+    for dimension in scheme.dimensions:
+        categories = scheme.categories[dimension.pk]
+        parents = {category.pk: category.path for category in categories}
+        dimensions.append(
+            {
+                "key": dimension.key,
+                "name": dimension.name,
+                "help": dimension.help_text,
+                "multiple": dimension.multiple,
+                "required": dimension.required,
+                "leafOnly": dimension.leaf_only,
+                "categories": [_category_json(c, parents) for c in categories],
+            }
+        )
+    config = {
+        "study": {"slug": study.slug, "name": study.name},
+        "dimensions": dimensions,
+        "skipReasons": [{"value": value, "label": label} for value, label in SkipReason.choices],
+        "urls": {
+            "next": reverse("study-next", kwargs={"slug": study.slug}),
+            "progress": reverse("study-progress", kwargs={"slug": study.slug}),
+            "previous": reverse("study-previous", kwargs={"slug": study.slug}),
+            "submit": _url_template("assignment-submit"),
+            "skip": _url_template("assignment-skip"),
+            "report": _url_template("studies:item-report", study.slug),
+            "history": _url_template("studies:item-history", study.slug),
+        },
+        "me": request.user.get_username(),
+    }
+    return render(
+        request,
+        "labeler/label.html",
+        {"study": study, "config": config, "shortcuts": SHORTCUTS},
+    )
+
+
+def _url_template(name: str, *args) -> str:
+    """The URL with `{id}` where the object's id goes, for the page's script to fill in."""
+    head, _, tail = reverse(name, args=[*args, 0]).rpartition("/0/")
+    return f"{head}/{{id}}/{tail}"

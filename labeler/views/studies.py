@@ -1,0 +1,290 @@
+"""Pages of studies: the list, set-up (preview, then create), the overview, another batch
+and labels imported from a CSV file."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, F, Q
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
+from labeler.frames import STRATA, FrameQuery
+from labeler.models import Assignment, StudyMember
+from labeler.permissions import study_get_for_user, user_can_create_study
+from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
+from labeler.selectors import assignment_list_visible, study_list_for_user, study_progress
+from labeler.services.annotation_import import AnnotationImportError, annotation_import
+from labeler.services.studies import (
+    new_seed,
+    plan_warnings,
+    study_create,
+    study_items_add,
+    study_sample_preview,
+)
+from labeler.views.common import require_lead
+from labeler.views.labelling import SHORTCUTS
+from mining.markdown import render_markdown
+
+
+@require_GET
+def study_list(request):
+    studies = (
+        study_list_for_user(user=request.user)
+        .annotate(
+            item_count=Count("items", distinct=True),
+            complete_count=Count(
+                "items", filter=Q(items__submitted__gte=F("items__needed")), distinct=True
+            ),
+        )
+        .order_by("name")
+    )
+    roles: dict[int, list[str]] = {}
+    for study_id, role in StudyMember.objects.filter(user=request.user).values_list(
+        "study_id", "role"
+    ):
+        roles.setdefault(study_id, []).append(role)
+    rows = [{"study": study, "roles": sorted(roles.get(study.pk, []))} for study in studies]
+    return render(
+        request,
+        "labeler/study_list.html",
+        {"rows": rows, "can_create": user_can_create_study(request.user)},
+    )
+
+
+def _cochran(sample: SampleSpec, frame_size: int) -> dict | None:
+    """The figures behind a confidence-based size, to show how the sample size came about."""
+    if sample.mode is not SampleMode.CONFIDENCE:
+        return None
+    z, initial, corrected = cochran_figures(
+        confidence=sample.confidence, margin=sample.margin, population=frame_size
+    )
+    return {
+        "z": z,
+        "confidence": sample.confidence,
+        "margin": sample.margin,
+        "initial": initial,
+        "corrected": corrected,
+        "population": frame_size,
+    }
+
+
+def _preview(*, plan, frame: FrameQuery, sample: SampleSpec, in_study: bool = False) -> dict:
+    """What the preview step shows before anything is drawn."""
+    return {
+        "plan": plan,
+        "cochran": _cochran(sample, plan.frame_size),
+        "stratify": STRATA[sample.stratify].label if sample.stratify else None,
+        "keywords": frame.keywords,
+        "warnings": plan_warnings(plan=plan, frame=frame, sample=sample, in_study=in_study),
+    }
+
+
+def _drawn_text(batch) -> str:
+    """The end of a draw's success message: what it did that was not asked for, if anything."""
+    warnings = sample_warnings(SampleSpec.from_dict(batch.sampling), batch.frame_size)
+    return "".join(f"; {warning}" for warning in warnings) + "."
+
+
+def _with_seed(request) -> dict:
+    """The posted data, with a fresh seed filled in when none was given."""
+    data = request.POST.copy()
+    if not data.get("seed", "").strip():
+        data["seed"] = str(new_seed())
+    return data
+
+
+@require_http_methods(["GET", "POST"])
+def study_new(request):
+    if not user_can_create_study(request.user):
+        raise PermissionDenied("creating studies takes the lead or researcher role")
+    preview = None
+    if request.method == "GET":
+        form = StudySetupForm()
+    else:
+        form = StudySetupForm(_with_seed(request))
+        form.is_valid()
+        # Every problem at once: the frame and sample are checked even when a field is wrong.
+        frame, sample = form.frame_query(), form.sample_spec()
+        if not form.errors:
+            fingerprint = form.fingerprint()
+            ready = request.POST.get("action") == "create"
+            if ready and form.cleaned_data["previewed"] != fingerprint:
+                messages.warning(request, "The settings changed since the preview: check it again.")
+                ready = False
+            try:
+                if ready:
+                    return _study_create(request, form, frame, sample)
+                plan = study_sample_preview(
+                    frame=frame, sample=sample, seed=form.cleaned_data["seed"]
+                )
+            except ValidationError as error:
+                add_service_errors(form, error)
+            else:
+                preview = _preview(plan=plan, frame=frame, sample=sample)
+                form.data["previewed"] = fingerprint
+    return render(request, "labeler/study_new.html", {"form": form, "preview": preview})
+
+
+def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: SampleSpec):
+    data = form.cleaned_data
+    study, batch = study_create(
+        slug=data["slug"],
+        name=data["name"],
+        codebook=data["codebook"],
+        dimension_keys=form.dimension_keys(),
+        frame=frame,
+        sample=sample,
+        seed=data["seed"],
+        overlap=data["overlap"],
+        guidelines=data["guidelines"],
+        item_order=data["item_order"],
+        hold_timeout=form.hold_timeout(),
+        created_by=request.user,
+    )
+    messages.success(
+        request,
+        f"Study created: {batch.sample_size} items drawn from {batch.frame_size} reports"
+        + _drawn_text(batch),
+    )
+    return redirect("studies:detail", slug=study.slug)
+
+
+@require_GET
+def study_detail(request, slug: str):
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    progress = study_progress(
+        study=study, only_user=None if access.can_view_progress else request.user
+    )
+    context = {
+        "study": study,
+        "access": access,
+        "progress": progress,
+        "mine": next(
+            (a for a in progress.per_annotator if a.username == request.user.get_username()),
+            None,
+        ),
+        "dimensions": study.dimensions.order_by("position"),
+        "hold_minutes": study.hold_timeout.total_seconds() / 60,
+        "batches": study.batches.all(),
+        "frame_summary": _frame_summary(study.frame),
+        "guidelines_html": render_markdown(study.guidelines),
+        "shortcuts": SHORTCUTS,
+    }
+    if access.can_lead:
+        context["skipped"] = (
+            assignment_list_visible(user=request.user)
+            .filter(study=study, status=Assignment.Status.SKIPPED)
+            .order_by("item__position", "annotator__username")
+        )
+        context["batch_form"] = BatchForm(initial=_batch_initial(study))
+    return render(request, "labeler/study_detail.html", context)
+
+
+def _frame_summary(frame: dict) -> list[tuple[str, str]]:
+    """The frame's filters that are set, as (name, value) text."""
+    summary = []
+    for name, value in frame.items():
+        if value in (None, "", []) or (name == "state" and value == "all"):
+            continue
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        summary.append((name.replace("_", " "), str(value)))
+    return summary
+
+
+def _batch_initial(study) -> dict:
+    sampling = study.sampling or {}
+    return {
+        "sample_mode": sampling.get("mode") or SampleMode.ALL.value,
+        "sample_size": sampling.get("size"),
+        "confidence": sampling.get("confidence") or 0.95,
+        "margin": sampling.get("margin") or 0.05,
+        "stratify": sampling.get("stratify") or "",
+    }
+
+
+@require_POST
+def study_batch_add(request, slug: str):
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    form = BatchForm(_with_seed(request))
+    preview = None
+    form.is_valid()
+    sample = form.sample_spec()
+    if not form.errors:
+        frame = FrameQuery.from_dict(study.frame)
+        fingerprint = form.fingerprint()
+        ready = request.POST.get("action") == "draw"
+        if ready and form.cleaned_data["previewed"] != fingerprint:
+            messages.warning(request, "The settings changed since the preview: check it again.")
+            ready = False
+        try:
+            if ready:
+                batch = study_items_add(
+                    study=study,
+                    frame=frame,
+                    sample=sample,
+                    seed=form.cleaned_data["seed"],
+                    created_by=request.user,
+                )
+                messages.success(
+                    request,
+                    f"Batch {batch.number} drawn: {batch.sample_size} new items "
+                    f"from {batch.frame_size} reports not yet in the study" + _drawn_text(batch),
+                )
+                return redirect("studies:detail", slug=study.slug)
+            plan = study_sample_preview(
+                frame=frame, sample=sample, study=study, seed=form.cleaned_data["seed"]
+            )
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            preview = _preview(plan=plan, frame=frame, sample=sample, in_study=True)
+            form.data["previewed"] = fingerprint
+    return render(
+        request,
+        "labeler/study_batch.html",
+        {"study": study, "form": form, "preview": preview},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def study_import(request, slug: str):
+    """Labels made elsewhere, from a CSV upload: every problem listed by line, or all written."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    form = LabelsImportForm()
+    problems: list[str] = []
+    problem_count = 0
+    if request.method == "POST":
+        form = LabelsImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                summary = annotation_import(
+                    study=study,
+                    data=upload.read(),
+                    source=upload.name,
+                    create_missing_reports=form.cleaned_data["create_missing_reports"],
+                )
+            except AnnotationImportError as error:
+                problems, problem_count = error.problems, error.count
+            except ValidationError as error:
+                problems = error.messages
+                problem_count = len(problems)
+            else:
+                messages.success(
+                    request,
+                    f"Imported {summary.submissions} submissions ({summary.rows} rows): "
+                    f"{summary.items_added} new items, {summary.users_created} new annotators.",
+                )
+                return redirect("studies:detail", slug=study.slug)
+    return render(
+        request,
+        "labeler/study_import.html",
+        {"study": study, "form": form, "problems": problems, "problem_count": problem_count},
+    )

@@ -1,0 +1,184 @@
+// The labelling page's keyboard shortcuts (listed in labeler.views.labelling.SHORTCUTS).
+// Keys move the page's state (focus, highlight, level) and call the page's actions (`page`).
+
+import { byId } from "./dom.js";
+import { hasChildren, optionsAt } from "./label_scheme.js";
+
+// In a list of more than 9 options, options 10 and up take two digits. A digit that can
+// start such a number waits this long for the second one before it picks its own option.
+const SECOND_DIGIT_MS = 600;
+const MODIFIER_KEYS = ["Shift", "Control", "Alt", "Meta", "CapsLock"];
+
+export function labelKeys({ dims, state, skipReasons, page }) {
+  let pendingDigit = null; // {dim, level, digit, timer}
+
+  function pickNumber(dim, options, number) {
+    if (number >= 1 && number <= options.length) {
+      state.highlight[dim.key] = number - 1;
+      page.choose(dim, options[number - 1]);
+    } else {
+      page.setStatus(dim.name + " has no option " + number + " here.", true);
+    }
+  }
+
+  function digitCancel() {
+    if (!pendingDigit) return null;
+    const pending = pendingDigit;
+    clearTimeout(pending.timer);
+    pendingDigit = null;
+    page.setStatus("");
+    return pending;
+  }
+
+  // The waiting digit picks its own option: after the pause, or when another key comes.
+  function digitFlush() {
+    const pending = digitCancel();
+    if (!pending || state.mode !== "label") return;
+    if (dims[state.focus] !== pending.dim || state.level[pending.dim.key] !== pending.level) return;
+    pickNumber(pending.dim, optionsAt(pending.dim, pending.level), pending.digit);
+  }
+
+  function digitKey(dim, options, digit) {
+    const pending = digitCancel();
+    if (pending && pending.dim === dim && pending.level === state.level[dim.key]) {
+      pickNumber(dim, options, pending.digit * 10 + digit);
+      return;
+    }
+    if (digit > 0 && digit * 10 <= options.length) {
+      state.highlight[dim.key] = digit - 1;
+      pendingDigit = {
+        dim: dim,
+        level: state.level[dim.key],
+        digit: digit,
+        timer: setTimeout(digitFlush, SECOND_DIGIT_MS),
+      };
+      const last = Math.min(digit * 10 + 9, options.length);
+      page.setStatus(digit + "… a second digit picks " + digit + "0 to " + last + ".");
+      return;
+    }
+    pickNumber(dim, options, digit);
+  }
+
+  function labelKey(event) {
+    const key = event.key;
+    // On a focused link or button, Tab, Enter and Space keep their usual meaning.
+    const onControl = event.target !== document.body && event.target.matches("a, button, input");
+    if (onControl && (key === "Tab" || key === "Enter" || key === " ")) return;
+    const isDigit = /^[0-9]$/.test(key);
+    if (!isDigit && !MODIFIER_KEYS.includes(key)) digitFlush();
+    const dim = dims[state.focus];
+    const options = optionsAt(dim, state.level[dim.key]);
+    if (isDigit) {
+      digitKey(dim, options, Number(key));
+    } else if (key === "Tab") {
+      // No wrapping: after the last dimension comes the note, never the first dimension again.
+      if (event.shiftKey) {
+        state.focus = Math.max(state.focus - 1, 0);
+      } else if (state.focus < dims.length - 1) {
+        state.focus += 1;
+      } else {
+        event.preventDefault();
+        byId("note").focus();
+        return;
+      }
+    } else if ((key === "ArrowDown" || key === "ArrowUp") && event.shiftKey) {
+      byId("definition").scrollBy({ top: key === "ArrowDown" ? 80 : -80 });
+    } else if (key === "ArrowDown" || key === "ArrowUp") {
+      const step = key === "ArrowDown" ? 1 : -1;
+      const current = state.highlight[dim.key];
+      state.highlight[dim.key] = current < 0
+        ? (step > 0 ? 0 : options.length - 1)
+        : (current + step + options.length) % options.length;
+    } else if (key === " ") {
+      const highlighted = options[state.highlight[dim.key]];
+      if (highlighted) page.choose(dim, highlighted);
+    } else if (key === "ArrowRight") {
+      const highlighted = options[state.highlight[dim.key]];
+      if (highlighted && hasChildren(dim, highlighted)) {
+        state.level[dim.key] = highlighted.path;
+        state.highlight[dim.key] = -1;
+      }
+    } else if (key === "Backspace" || key === "Escape" || key === "ArrowLeft") {
+      if (!page.up(dim) && key === "Escape" && state.current && state.current.revising) {
+        page.loadNext();
+      }
+    } else if (key === "Delete") {
+      page.clearDimension(dim);
+    } else if (key === "Enter") {
+      page.submit();
+    } else if (key === "h") {
+      if (!byId("history-link").hidden) byId("history-link").click();
+    } else if (key === "u") {
+      byId("unsure").checked = !byId("unsure").checked;
+    } else if (key === "n") {
+      byId("note").focus();
+    } else if (key === "s") {
+      page.enterSkip();
+    } else if (key === "p") {
+      page.previous();
+    } else {
+      return;
+    }
+    event.preventDefault();
+    page.render();
+  }
+
+  function skipKey(event) {
+    const key = event.key;
+    if (/^[1-9]$/.test(key) && Number(key) <= skipReasons.length) {
+      page.skip(skipReasons[Number(key) - 1]);
+    } else if (key === "Escape" || key === "Backspace") {
+      page.setMode("label");
+    } else {
+      return;
+    }
+    event.preventDefault();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.altKey || event.metaKey) return;
+    const target = event.target;
+    if (!byId("shortcuts").hidden) {
+      if (event.key === "Escape" || event.key === "?") {
+        event.preventDefault();
+        page.toggleHelp(false);
+      }
+      return;
+    }
+    if (target.matches("textarea, input:not([type=checkbox]), select")) {
+      if (target === byId("note") && event.key === "Tab" && event.shiftKey && state.mode === "label") {
+        // Back from the note to the last dimension.
+        event.preventDefault();
+        target.blur();
+        state.focus = dims.length - 1;
+        page.render();
+      } else if (event.key === "Enter" && event.ctrlKey) {
+        event.preventDefault();
+        target.blur();
+        page.submit();
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        target.blur();
+      }
+      return;
+    }
+    if (event.ctrlKey) return;
+    if (event.key === "?") {
+      event.preventDefault();
+      page.toggleHelp(true);
+      return;
+    }
+    if (state.busy) {
+      if (event.key === "Enter") event.preventDefault();
+      return;
+    }
+    if (state.mode === "label") labelKey(event);
+    else if (state.mode === "skip") skipKey(event);
+    else if (state.mode === "done" && event.key === "p") {
+      event.preventDefault();
+      page.previous();
+    }
+  });
+
+  return { digitCancel: digitCancel };
+}
