@@ -477,13 +477,19 @@ class TestBootstrap:
         assert result["alpha_ci95"][1] == pytest.approx(high, abs=0.012)
         assert result["alpha_ci95"][0] < result["krippendorff_alpha"] < result["alpha_ci95"][1]
 
-    def test_many_draws_are_taken_in_blocks_with_the_same_answer(self, monkeypatch):
+    def test_draws_taken_in_many_blocks_give_the_same_interval(self, monkeypatch):
+        """Memory is bounded by drawing in blocks; small blocks draw the random numbers in
+        another order, so the interval agrees up to Monte Carlo error (about 0.003)."""
         import labeler.statistics.agreement as module
 
         ratings = self.study(200, 3)
-        whole = agreement(ratings, bootstrap=500)["alpha_ci95"]
+        whole = agreement(ratings, bootstrap=2000)
         monkeypatch.setattr(module, "BOOTSTRAP_BLOCK", 1000)
-        assert agreement(ratings, bootstrap=500)["alpha_ci95"] == whole
+        blocked = agreement(ratings, bootstrap=2000)
+        assert agreement(ratings, bootstrap=2000)["alpha_ci95"] == blocked["alpha_ci95"]
+        assert blocked["alpha_ci95"] != whole["alpha_ci95"]
+        assert blocked["alpha_ci95"] == pytest.approx(whole["alpha_ci95"], abs=0.015)
+        assert not any(note.startswith("alpha_ci95") for note in blocked["notes"])
 
     def test_draws_with_a_single_value_are_left_out_and_said(self):
         ratings = {0: {"a": "x", "b": "x"}, 1: {"a": "y", "b": "y"}}
@@ -696,3 +702,24 @@ def test_importing_the_module_loads_no_django_or_celery():
         check=True,
     )
     assert loaded.stdout.strip() == "[]"
+
+
+def test_resampled_profile_counts_have_the_multinomial_distribution():
+    """Rare profiles (thrown into by item) and frequent ones (a multinomial cell each) are
+    taken as often as when the items are drawn one by one: each count is binomial(n, w/n)
+    and two counts covary by -n p q. The bounds are 5 standard errors of 20,000 draws."""
+    from labeler.statistics.agreement import RARE_WEIGHT, _resample_counts
+
+    weights = np.array([1, 1, 1, 2, 2, RARE_WEIGHT, RARE_WEIGHT + 1, 60, 100])
+    n, draws = int(weights.sum()), 20_000
+    counts = _resample_counts(np.random.default_rng(5), weights, draws)
+    assert counts.shape == (len(weights), draws)
+    assert (counts.sum(axis=0) == n).all()
+    p = weights / n
+    variance = n * p * (1 - p)
+    assert np.all(np.abs(counts.mean(axis=1) - weights) < 5 * np.sqrt(variance / draws))
+    assert np.all(np.abs(counts.var(axis=1) / variance - 1) < 5 * np.sqrt(2 / draws))
+    covariance = np.cov(counts)
+    for i, j in [(0, 1), (3, 4), (0, 7), (7, 8)]:
+        expected = -n * p[i] * p[j]
+        assert abs(covariance[i, j] - expected) < 5 * np.sqrt(variance[i] * variance[j] / draws)
