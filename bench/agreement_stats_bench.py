@@ -14,7 +14,7 @@ bootstrap's is the difference of the medians with and without it. The
 process is pinned to one core; other work on the machine still skews the figures, so the
 1-minute load average is printed.
 
-The goal (issue 9): the statistics end to end under 3 s with the bootstrap CI included, on
+The goal: the statistics end to end under 3 s with the bootstrap CI included, on
 one core; the database read that feeds them is benchmarked elsewhere.
 """
 

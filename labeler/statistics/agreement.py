@@ -38,8 +38,11 @@ Methods (q = the number of distinct values observed, r_i = ratings of item i):
   only), below 0.667 "unreliable". The headline coefficient, whose band is
   "interpretation", is Krippendorff's alpha (it handles missing ratings and multi-select).
 
-The result: the keys of the issue's JSON but "dimension" and "level" (the caller's), and
-"per_category", "confusion", "most_confused"; also "headline" (the coefficient that
+The result is the agreement report's JSON for one dimension and level, less "dimension" and
+"level" (the caller adds them): "items", "pairable_items", "annotators", "ratings",
+"percent_agreement", "cohen_kappa_pairs", "mean_cohen_kappa", "fleiss_kappa",
+"krippendorff_alpha", "alpha_ci95", "gwet_ac1", "interpretation", "per_category",
+"confusion", "most_confused" and "notes"; also "headline" (the coefficient that
 "interpretation" is the band of), "bands" (each coefficient's band), "alpha_distance"
 ("nominal" or "masi") and "bootstrap" (the draws and seed of alpha's CI).
 
