@@ -131,7 +131,8 @@ def main() -> None:
         print(f"  codes from the ratings mapping      {encode:7.3f} s")
         print(f"  point statistics (no bootstrap)     {point:7.3f} s")
         print(
-            f"  alpha bootstrap, {args.draws} draws        {with_ci - point:7.3f} s   (difference)"
+            f"  alpha bootstrap, {args.draws} draws        {with_ci - point:7.3f} s"
+            "   (with minus without CI)"
         )
         print(f"  statistics from codes, with CI      {with_ci:7.3f} s")
         print(f"  agreement() end to end, with CI     {whole:7.3f} s   (goal < 3 s)")
