@@ -1,0 +1,150 @@
+"""Agreement statistics benchmark: the statistics alone, on data built in memory.
+
+    .venv/bin/python bench/agreement_stats_bench.py [--items 100000] [--repeat 3]
+
+A study of --items items, 3 annotators, 12 categories (key paths under 4 top categories)
+and 10% of the ratings missing: each annotator gives an item's true category with
+probability 0.7, else any category, and leaves each item unrated with probability 0.1.
+Times labeler.statistics.agreement on it: building the codes from the {item: {username:
+value}} mapping, the point statistics, alpha's bootstrap CI (1,000 draws), and agreement()
+end to end, at the "path" level (12 categories) and the "top" level (4). In the same run,
+the reference library's krippendorff.alpha on the same data (its reliability matrix, NaN
+for a missing rating), and both alphas. Each figure is the median of --repeat runs; the
+bootstrap's is the difference of the medians with and without it. The
+process is pinned to one core; other work on the machine still skews the figures, so the
+1-minute load average is printed.
+
+The goal: the statistics end to end under 3 s with the bootstrap CI included, on
+one core; the database read that feeds them is benchmarked elsewhere.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import krippendorff  # noqa: E402
+import numpy as np  # noqa: E402
+
+from labeler.statistics.agreement import (  # noqa: E402
+    agreement,
+    agreement_from_codes,
+    codes_from_ratings,
+    top_level,
+)
+
+ANNOTATORS = ("ada", "grace", "linus")
+CATEGORIES = tuple(f"{top}/{leaf}" for top in ("crash", "hang", "leak", "wrong") for leaf in "xyz")
+
+
+def study(items: int, seed: int) -> dict:
+    """{item id: {username: category path}}, items with no rating left out."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, len(CATEGORIES), size=items)
+    given = np.where(
+        rng.random((items, len(ANNOTATORS))) < 0.7,
+        truth[:, np.newaxis],
+        rng.integers(0, len(CATEGORIES), size=(items, len(ANNOTATORS))),
+    )
+    rated = rng.random((items, len(ANNOTATORS))) >= 0.1
+    ratings = {}
+    for item in range(items):
+        by_annotator = {
+            name: CATEGORIES[given[item, a]] for a, name in enumerate(ANNOTATORS) if rated[item, a]
+        }
+        if by_annotator:
+            ratings[item] = by_annotator
+    return ratings
+
+
+def timed(repeat: int, run):
+    """The median time of `repeat` runs of run(), and its last result."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    os.sched_setaffinity(0, {0})
+    print(f"pinned to CPU {sorted(os.sched_getaffinity(0))} (one core)")
+    print(f"load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"median of {args.repeat} runs per figure\n")
+
+    ratings = study(args.items, args.seed)
+    n_ratings = sum(map(len, ratings.values()))
+    print(
+        f"study: {len(ratings):,} items, {len(ANNOTATORS)} annotators, {len(CATEGORIES)}"
+        f" categories, {n_ratings:,} ratings"
+        f" ({1 - n_ratings / (args.items * len(ANNOTATORS)):.1%} missing)\n"
+    )
+    levels = {
+        "path": ratings,
+        "top": {
+            item: {name: top_level(value) for name, value in by.items()}
+            for item, by in ratings.items()
+        },
+    }
+    for level, data in levels.items():
+        encode, (codes, categories, annotators) = timed(
+            args.repeat, lambda data=data: codes_from_ratings(data)
+        )
+        point, _ = timed(
+            args.repeat,
+            lambda codes=codes, categories=categories, annotators=annotators: agreement_from_codes(
+                codes, categories, annotators, bootstrap=0
+            ),
+        )
+        with_ci, _ = timed(
+            args.repeat,
+            lambda codes=codes, categories=categories, annotators=annotators: agreement_from_codes(
+                codes, categories, annotators, bootstrap=args.draws
+            ),
+        )
+        whole, result = timed(
+            args.repeat, lambda data=data: agreement(data, bootstrap=args.draws, seed=args.seed)
+        )
+        serialise, _ = timed(args.repeat, lambda result=result: json.dumps(result, allow_nan=False))
+        reliability = np.where(codes >= 0, codes, np.nan).T
+        reference, reference_alpha = timed(
+            args.repeat,
+            lambda reliability=reliability: krippendorff.alpha(
+                reliability_data=reliability, level_of_measurement="nominal"
+            ),
+        )
+        print(f'level "{level}" ({len(categories)} categories)')
+        print(f"  codes from the ratings mapping      {encode:7.3f} s")
+        print(f"  point statistics (no bootstrap)     {point:7.3f} s")
+        print(
+            f"  alpha bootstrap, {args.draws} draws        {with_ci - point:7.3f} s"
+            "   (with minus without CI)"
+        )
+        print(f"  statistics from codes, with CI      {with_ci:7.3f} s")
+        print(f"  agreement() end to end, with CI     {whole:7.3f} s   (goal < 3 s)")
+        print(f"  json.dumps of the result            {serialise:7.3f} s")
+        print(f"  krippendorff.alpha (reference)      {reference:7.3f} s")
+        print(
+            f"  alpha {result['krippendorff_alpha']:.6f} (reference {reference_alpha:.6f}),"
+            f" CI {result['alpha_ci95'][0]:.4f}..{result['alpha_ci95'][1]:.4f},"
+            f" Fleiss {result['fleiss_kappa']:.4f}, AC1 {result['gwet_ac1']:.4f},"
+            f" mean Cohen {result['mean_cohen_kappa']:.4f}\n"
+        )
+
+
+if __name__ == "__main__":
+    main()
