@@ -7,7 +7,7 @@ from mining import importer, services, tasks
 from mining.github_client import TokenBudget
 from mining.models import BugReport, Comment, FixLink, ImportJob
 from tests.mining import github_data
-from tests.mining.payloads import rest_issue
+from tests.mining.payloads import comment_id, rest_issue
 
 pytestmark = pytest.mark.django_db
 REPO = "octo/repo"
@@ -281,7 +281,10 @@ def test_rest_lists_comments_per_report_when_that_is_cheaper(fake_github):
     assert paths.count(f"/repos/{REPO}/issues/2/comments") == 2
     assert f"/repos/{REPO}/issues/comments" not in paths
     # A full per-report listing also finds the comment deleted on GitHub.
-    assert sorted(Comment.objects.values_list("github_id", flat=True)) == [21, 22]
+    assert sorted(Comment.objects.values_list("github_id", flat=True)) == [
+        comment_id(21),
+        comment_id(22),
+    ]
 
 
 def test_rest_rerun_sends_the_etag_and_a_304_is_free(fake_github):
@@ -362,7 +365,9 @@ def test_malformed_comment_on_a_later_page_skips_the_whole_report_graphql(fake_g
     assert job.status == ImportJob.Status.DONE, job.error_reason
     # Report #2 is left out entirely (no report, no comments, no links), the others stored.
     assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 3]
-    assert not Comment.objects.filter(github_id__gte=2000, github_id__lt=2060).exists()
+    assert not Comment.objects.filter(
+        github_id__gte=comment_id(2000), github_id__lt=comment_id(2060)
+    ).exists()
     assert job.skipped_items == [
         {"item": "#2", "reason": "malformed: createdAt: not an ISO 8601 datetime: 'not a date'"}
     ]
@@ -375,7 +380,7 @@ def test_malformed_issue_node_is_skipped_with_reason_graphql(fake_github):
     job = run()
     assert job.status == ImportJob.Status.DONE, job.error_reason
     assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 2]
-    assert not Comment.objects.filter(github_id__in=[3000, 3001]).exists()
+    assert not Comment.objects.filter(github_id__in=[comment_id(3000), comment_id(3001)]).exists()
     assert job.skipped_items[0]["item"] == "#3"
     assert "createdAt" in job.skipped_items[0]["reason"]
 
@@ -488,9 +493,9 @@ def test_issue_deleted_before_its_next_comments_page_keeps_the_first_page(fake_g
     repo.issues[1]["comments"] = 70
     original = importer.JobRun.more_items
 
-    def delete_then_read_more(self, page, pending):
+    def delete_then_read_more(self, page, pending, incomplete):
         del repo.issues[1]  # gone from GitHub between the issue page and the follow-up query
-        original(self, page, pending)
+        original(self, page, pending, incomplete)
 
     monkeypatch.setattr(importer.JobRun, "more_items", delete_then_read_more)
     job = run()
