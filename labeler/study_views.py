@@ -51,6 +51,7 @@ from labeler.services.studies import (
 )
 from mining.markdown import render_markdown
 from mining.selectors import report_for_reading
+from mining.tasks import report_patches_request
 
 # The label page's shortcuts, shown in its help overlay and on the study page.
 SHORTCUTS = [
@@ -654,6 +655,7 @@ def item_report(request, slug: str, item_id: int):
         and not item.assignments.filter(annotator=request.user).exists()
     ):
         raise PermissionDenied("this item was not handed to you")
+    patches = report_patches_request(report_id=item.report_id)
     report = report_for_reading(item.report_id)
     return JsonResponse(
         {
@@ -680,5 +682,6 @@ def item_report(request, slug: str, item_id: int):
                 for comment in report.comments.all()
             ],
             "fixes": _fix_json(report.fix_links.all()),
+            "patches": patches,
         }
     )

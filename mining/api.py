@@ -26,8 +26,9 @@ class ReportViewSet(viewsets.ReadOnlyModelViewSet):
 
     def retrieve(self, request, pk=None):
         get_object_or_404(self.get_queryset(), pk=pk)
+        patches = tasks.report_patches_request(report_id=int(pk))
         report = selectors.report_for_reading(int(pk))
-        return Response(ReportDetailSerializer(report).data)
+        return Response({**ReportDetailSerializer(report).data, "patches": patches})
 
 
 class CanManageImports(permissions.BasePermission):

@@ -546,6 +546,12 @@ class GitHubClient:
                     )
                 self._sleep(self._backoff * 2 ** (failures - 1))
                 continue
+            if status == 401 and not self._tokens[index]:
+                raise BadCredentialsError(
+                    "GitHub answered 401 to a request without a token (its GraphQL API needs "
+                    "one): set GITHUB_TOKENS",
+                    status=401,
+                )
             if status == 401:
                 raise BadCredentialsError(
                     f"GitHub rejected token #{index} (401 Bad credentials)", status=401

@@ -3,8 +3,9 @@
 Every page is stored in the transaction that advances the job's checkpoint, so a worker
 killed mid-import resumes from the last stored page, and a page fetched twice is upserted,
 not duplicated. Phases: "issues" (reports with, on GraphQL, their comments and links), on
-REST "comments" (listed apart), then "patches" (REST commit details for the fix commits of
-candidate reports), then done.
+REST "comments" (listed apart), then "patches" (REST commit details of fix commits, for a job
+that asks for them during the import; otherwise they come on demand: mining/patches.py), then
+done.
 """
 
 import datetime as dt
@@ -19,7 +20,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
-from mining import records, selectors, services
+from mining import patches, records, selectors, services
 from mining.github_client import (
     CONNECTIONS,
     ISSUES_QUERY,
@@ -37,7 +38,6 @@ logger = logging.getLogger(__name__)
 
 COMMENT_BATCH = 10
 ITEM_BATCH = 10  # issue connections per follow-up GraphQL query
-PATCH_BATCH = 50
 STATES = {"open": ["OPEN"], "closed": ["CLOSED"], "all": None}
 
 
@@ -82,7 +82,9 @@ def _mark_incomplete(report: records.ReportRecord, connection: str) -> None:
         report.links_complete = False
 
 
-def make_client(job_id: int) -> GitHubClient:
+def make_client(job_id: int | None = None) -> GitHubClient:
+    """A client configured from the settings; a job's (if given) shows its rate-limit waits."""
+
     def on_wait(resume_at: dt.datetime) -> None:
         services.import_job_update(
             job_id=job_id, status=ImportJob.Status.WAITING, rate_limit_reset_at=resume_at
@@ -99,7 +101,7 @@ def make_client(job_id: int) -> GitHubClient:
         secondary_wait_seconds=settings.GITHUB_SECONDARY_WAIT_SECONDS,
         server_error_retries=settings.GITHUB_SERVER_ERROR_RETRIES,
         retry_backoff_seconds=settings.GITHUB_RETRY_BACKOFF_SECONDS,
-        on_wait=on_wait,
+        on_wait=on_wait if job_id is not None else None,
     )
 
 
@@ -555,30 +557,24 @@ class JobRun:
     # ---- patches ----
 
     def fetch_patches(self) -> None:
-        """REST details of the fix commits, stored PATCH_BATCH commits per transaction."""
-        mode = settings.MINING_FETCH_PATCHES
-        if mode == "none":
+        """REST details of the fix commits, when the job asks for them now rather than on
+        demand (mining/patches.py), stored PATCH_BATCH commits per transaction."""
+        if self.job.patches == ImportJob.Patches.LAZY:
             return
-        base = f"/repos/{self.repository.full_name}"
         shas = selectors.commits_needing_patches(
-            repository=self.repository, candidates_only=mode != "all"
+            repository=self.repository, candidates_only=self.job.patches != ImportJob.Patches.ALL
         )
-        for start in range(0, len(shas), PATCH_BATCH):
+
+        def between_batches() -> None:
             self.check_not_cancelled()
-            fetched, unavailable = [], []
-            for sha in shas[start : start + PATCH_BATCH]:
-                try:
-                    fetched.append(self.rest_commit(base, sha))
-                except NotFoundError as exc:
-                    unavailable.append(sha)
-                    self.patch_skips.append({"item": sha, "reason": str(exc)})
-                except records.MalformedPayloadError as exc:
-                    unavailable.append(sha)
-                    self.patch_skips.append({"item": sha, "reason": f"malformed: {exc}"})
-            services.commits_store_files(
-                repository=self.repository, commits=fetched, unavailable=unavailable
-            )
             services.import_job_update(job_id=self.job.pk, **self.progress())
+
+        self.patch_skips += patches.commits_fetch_files(
+            client=self.client,
+            repository=self.repository,
+            shas=shas,
+            between_batches=between_batches,
+        )
 
 
 def _time(value) -> dt.datetime | None:

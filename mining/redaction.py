@@ -12,6 +12,9 @@ from functools import lru_cache
 from urllib.parse import quote
 
 REDACTED = "[redacted]"
+# A value this short is no GitHub token (theirs have 40 characters or more); redacting it would
+# garble every text it occurs in.
+MIN_TOKEN = 8
 # Base64 of a token inside a longer string depends on where it falls in the 3-byte groups;
 # the part made of whole groups of the token's own bytes is the same whatever surrounds it.
 # Shorter parts would be too likely to match innocent text.
@@ -34,22 +37,28 @@ def _forms(token: str) -> tuple[str, ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
+@lru_cache(maxsize=16)
+def _all_forms(tokens: frozenset[str]) -> tuple[str, ...]:
+    """Every form of every token, longest first: a token that contains another (or a form of
+    another) goes whole, not cut around the shorter one."""
+    forms = {form for token in tokens if len(token) >= MIN_TOKEN for form in _forms(token)}
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
 def redact(text: str, tokens: Iterable[str]) -> str:
-    """`text` with every form of every non-empty token replaced by [redacted]."""
+    """`text` with every form of every token (of MIN_TOKEN characters or more) replaced by
+    [redacted]."""
     if not text:
         return text
-    for token in tokens:
-        if not token:
-            continue
-        for form in _forms(token):
-            if form in text:
-                text = text.replace(form, REDACTED)
+    for form in _all_forms(frozenset(tokens)):
+        if form in text:
+            text = text.replace(form, REDACTED)
     return text
 
 
 def redact_json(value, tokens: Iterable[str]):
     """A JSON-like value with every text in it (keys too) redacted."""
-    tokens = [token for token in tokens if token]
+    tokens = frozenset(token for token in tokens if len(token) >= MIN_TOKEN)
     if not tokens:
         return value
     if isinstance(value, str):
@@ -70,7 +79,7 @@ class RedactingFilter(logging.Filter):
         self._tokens = tokens
 
     def filter(self, record: logging.LogRecord) -> bool:
-        tokens = [token for token in self._tokens() if token]
+        tokens = frozenset(token for token in self._tokens() if len(token) >= MIN_TOKEN)
         if not tokens:
             return True
         record.msg = redact(record.getMessage(), tokens)

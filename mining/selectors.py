@@ -5,7 +5,15 @@ import datetime as dt
 from django.db.models import Prefetch, QuerySet
 
 from mining import candidates
-from mining.models import BugReport, CandidateRules, Comment, FixLink, ImportJob, Repository
+from mining.models import (
+    BugReport,
+    CandidateRules,
+    Comment,
+    Commit,
+    FixLink,
+    ImportJob,
+    Repository,
+)
 
 
 def candidate_rules(*, repository: Repository) -> candidates.Rules:
@@ -51,6 +59,12 @@ def commits_needing_patches(*, repository: Repository, candidates_only: bool) ->
             report__is_accuracy_candidate=True
         )
     return sorted(set(links.values_list("commit__sha", flat=True)))
+
+
+def commits_without_patches(*, report_ids: list[int]) -> QuerySet[Commit]:
+    """The fix commits of these reports whose per-file patches were never fetched."""
+    linked = FixLink.objects.filter(report_id__in=report_ids, commit__isnull=False)
+    return Commit.objects.filter(pk__in=linked.values("commit_id"), files_fetched=False)
 
 
 def report_list() -> QuerySet[BugReport]:

@@ -651,11 +651,16 @@ def import_job_create(
     api: str = ImportJob.Api.GRAPHQL,
     issue_state: str = ImportJob.IssueState.ALL,
     since: dt.datetime | None = None,
+    patches: str | None = None,
     user=None,
 ) -> ImportJob:
-    """A queued import job (the caller enqueues it; `user` None: the command line)."""
+    """A queued import job (the caller enqueues it; `user` None: the command line).
+    `patches`: when fix commits' patches come (ImportJob.Patches; MINING_FETCH_PATCHES)."""
     _require_manage(user)
+    patches = patches or settings.MINING_FETCH_PATCHES
     errors = {}
+    if patches not in ImportJob.Patches.values:
+        errors["patches"] = f"{patches!r}: expected {', '.join(ImportJob.Patches.values)}"
     if api not in (ImportJob.Api.GRAPHQL, ImportJob.Api.REST):
         errors["api"] = f"{api!r}: expected graphql or rest"
     if issue_state not in ImportJob.IssueState.values:
@@ -680,6 +685,7 @@ def import_job_create(
             api=api,
             issue_state=issue_state,
             since=since,
+            patches=patches,
             created_by=user if user is not None and user.is_authenticated else None,
         )
 
@@ -705,6 +711,7 @@ def import_job_rerun(*, job_id: int, user=None) -> ImportJob:
         api=job.api,
         issue_state=job.issue_state,
         since=job.since,
+        patches=job.patches,
         user=user,
     )
 

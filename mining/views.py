@@ -1,5 +1,6 @@
 """Pages of the mining app: reports (list, detail) and imports (list, start, cancel, re-run)."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -27,6 +28,7 @@ def report_list(request):
 
 
 def report_detail(request, pk: int):
+    patches = tasks.report_patches_request(report_id=pk)
     try:
         report = selectors.report_for_reading(pk)
     except BugReport.DoesNotExist as exc:
@@ -40,11 +42,13 @@ def report_detail(request, pk: int):
             "body_html": render_markdown(report.body),
             "comments": comments,
             "fix_links": list(report.fix_links.all()),
+            "patches": patches,
         },
     )
 
 
-def import_list(request):
+def import_list(request, typed=None, status=200):
+    """The jobs, and the form to start one (`typed`: what was typed before an error)."""
     if not request.user.has_perm(services.MANAGE_IMPORTS):
         raise PermissionDenied("You may not manage imports.")
     return render(
@@ -54,19 +58,24 @@ def import_list(request):
             "jobs": selectors.import_job_list()[:100],
             "can_manage": request.user.has_perm(services.MANAGE_IMPORTS),
             "apis": [ImportJob.Api.GRAPHQL, ImportJob.Api.REST],
+            "typed": typed or {},
+            "has_token": bool(settings.GITHUB_TOKENS),
         },
+        status=status,
     )
 
 
-def _act(request, action) -> None:
+def _act(request, action):
+    """The job the action made or changed, or None (the error is in the page's messages)."""
     try:
         job = action()
     except (ValidationError, PermissionDenied) as exc:
         text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
         messages.error(request, text)
-        return
+        return None
     if job is not None:
         messages.success(request, f"Import {job.pk} of {job.repository}: {job.status}.")
+    return job
 
 
 @require_POST
@@ -81,7 +90,8 @@ def import_start(request):
         tasks.enqueue_import(job.pk)
         return job
 
-    _act(request, start)
+    if _act(request, start) is None:
+        return import_list(request, typed=request.POST, status=400)
     return redirect("mining:import-list")
 
 

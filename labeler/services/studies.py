@@ -20,6 +20,7 @@ from labeler.sampling import (
     sample_plan,
     sample_warnings,
 )
+from mining.tasks import reports_patches_request
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
 
@@ -131,6 +132,8 @@ def _batch_store(
         ],
         batch_size=2000,
     )
+    # Per-file patches come on demand: the drawn reports are the ones that will be read.
+    transaction.on_commit(lambda: reports_patches_request(report_ids=drawn))
     return batch
 
 
