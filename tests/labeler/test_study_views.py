@@ -993,3 +993,21 @@ def test_a_capped_batch_says_so(client, study, lead):
         "Batch 2 drawn: 3 new items from 3 reports not yet in the study; sample capped at the "
         "frame size: 3 (asked for 10)." in response.content.decode()
     )
+
+
+def test_report_json_says_when_patches_are_being_fetched(client, study, annotator):
+    from mining.models import Commit
+
+    assignment = assignment_next(study=study, user=annotator)
+    commit, _ = report_with_fix(assignment.item.report)
+    client.force_login(annotator)
+    url = f"/studies/perf/items/{assignment.item_id}/report/"
+    assert client.get(url).json()["patches"] == {"pending": False, "error": ""}
+    Commit.objects.filter(pk=commit.pk).update(files_fetched=False, files=[])
+    # The fetch is queued (it runs once this test's transaction would commit): pending.
+    assert client.get(url).json()["patches"] == {"pending": True, "error": ""}
+    Commit.objects.filter(pk=commit.pk).update(files_error="could not reach GitHub")
+    assert client.get(url).json()["patches"] == {
+        "pending": False,
+        "error": "could not reach GitHub",
+    }
