@@ -56,6 +56,7 @@ class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             api=data["api"],
             issue_state=data["state"],
             since=data.get("since"),
+            patches=data.get("patches"),
             user=request.user,
         )
         tasks.enqueue_import(job.pk)

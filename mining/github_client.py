@@ -46,7 +46,13 @@ logger = logging.getLogger(__name__)
 # GitHub's text (PyGithub logs whole answers at DEBUG) are redacted of them.
 _TOKENS: set[str] = set()
 _LOG_FILTER = RedactingFilter(lambda: tuple(_TOKENS))
-for _name in ("github.Requester", "mining.github_client", "mining.importer", "mining.tasks"):
+for _name in (
+    "github.Requester",
+    "mining.github_client",
+    "mining.importer",
+    "mining.patches",
+    "mining.tasks",
+):
     logging.getLogger(_name).addFilter(_LOG_FILTER)
 MESSAGE_CHARS = 200
 

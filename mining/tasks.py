@@ -14,6 +14,7 @@ from django.utils import timezone
 from mining import importer, patches, selectors, services
 from mining.github_client import RateLimitedError
 from mining.models import ImportJob
+from mining.redaction import redact
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +65,10 @@ def import_repository(self, job_id: int) -> str:
             services.import_job_update(
                 job_id=job_id,
                 status=ImportJob.Status.FAILED,
-                error_reason=f"unexpected error: {type(exc).__name__}: {exc}"[:1000],
+                # Redacted before it is cut, so no part of a token is left to store.
+                error_reason=redact(
+                    f"unexpected error: {type(exc).__name__}: {exc}", settings.GITHUB_TOKENS
+                )[:1000],
                 finished_at=timezone.now(),
             )
         raise
