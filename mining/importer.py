@@ -216,7 +216,9 @@ class JobRun:
             if threading.current_thread() is not threading.main_thread():
                 connections.close_all()
         for error in errors:
-            if error.path[:2] == ("repository", "issues") and error.path[:3] != ISSUE_NODES:
+            if error.path[:2] == ("repository", "issues") and not (
+                error.path[:3] == ISSUE_NODES and len(error.path) > 3
+            ):
                 # Not one issue's field but the page itself: nothing of it can be stored.
                 raise GitHubError(_error_text(error, 0))
         repo = data.get("repository")
@@ -558,7 +560,7 @@ class JobRun:
 
     def fetch_patches(self) -> None:
         """REST details of the fix commits, when the job asks for them now rather than on
-        demand (mining/patches.py), stored PATCH_BATCH commits per transaction."""
+        demand (mining/patches.py, which stores them PATCH_BATCH commits per transaction)."""
         if self.job.patches == ImportJob.Patches.LAZY:
             return
         shas = selectors.commits_needing_patches(
