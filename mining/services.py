@@ -657,10 +657,11 @@ def import_job_create(
     """A queued import job (the caller enqueues it; `user` None: the command line).
     `patches`: when fix commits' patches come (ImportJob.Patches; MINING_FETCH_PATCHES)."""
     _require_manage(user)
+    where = repr(patches) if patches else f"MINING_FETCH_PATCHES={settings.MINING_FETCH_PATCHES}"
     patches = patches or settings.MINING_FETCH_PATCHES
     errors = {}
     if patches not in ImportJob.Patches.values:
-        errors["patches"] = f"{patches!r}: expected {', '.join(ImportJob.Patches.values)}"
+        errors["patches"] = f"{where}: expected {', '.join(ImportJob.Patches.values)}"
     if api not in (ImportJob.Api.GRAPHQL, ImportJob.Api.REST):
         errors["api"] = f"{api!r}: expected graphql or rest"
     if issue_state not in ImportJob.IssueState.values:

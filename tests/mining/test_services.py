@@ -291,3 +291,15 @@ def test_many_bad_lines_are_counted_beyond_the_first_twenty(tmp_path):
     messages = error.value.message_dict["path"]
     assert len(messages) == 21
     assert messages[-1] == "issues.jsonl: … and 5 more bad lines"
+
+
+def test_an_import_job_refuses_a_patches_setting_it_does_not_know(settings):
+    settings.MINING_FETCH_PATCHES = "none"
+    with pytest.raises(ValidationError) as raised:
+        services.import_job_create(repository_full_name="octo/repo")
+    assert raised.value.message_dict == {
+        "patches": ["MINING_FETCH_PATCHES=none: expected lazy, candidates, all"]
+    }
+    assert services.import_job_create(repository_full_name="octo/repo", patches="all").patches == (
+        "all"
+    )
