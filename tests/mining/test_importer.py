@@ -651,6 +651,7 @@ def test_an_echoed_token_reaches_no_record_page_api_admin_or_log(
         json.dumps(list(ImportJob.objects.values("error_reason", "skipped_items"))),
         client_page(client, admin_user, "/imports/"),
         api_as(lead).get("/api/imports/").content.decode(),
+        client_page(client, admin_user, "/admin/mining/importjob/"),
         *[client_page(client, admin_user, f"/admin/mining/importjob/{job.pk}/change/")
           for job in ImportJob.objects.all()],
         caplog.text,
