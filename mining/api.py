@@ -28,8 +28,9 @@ class ReportViewSet(viewsets.ReadOnlyModelViewSet):
 
     def retrieve(self, request, pk=None):
         get_object_or_404(self.get_queryset(), pk=pk)
+        patches = tasks.report_patches_request(report_id=int(pk))
         report = selectors.report_for_reading(int(pk))
-        return Response(ReportDetailSerializer(report).data)
+        return Response({**ReportDetailSerializer(report).data, "patches": patches})
 
 
 class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -48,6 +49,7 @@ class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             api=data["api"],
             issue_state=data["state"],
             since=data.get("since"),
+            patches=data.get("patches"),
             created_by=request.user,
         )
         tasks.enqueue_import(job.pk)

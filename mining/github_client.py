@@ -14,6 +14,14 @@ GraphQL POSTs), the token pool and the rate-limit policy:
 
 PyGithub's own GithubRetry is switched off (retry=None): it sleeps inside urllib3 where the
 job cannot record the wait, and does not retry a 429 without Retry-After.
+
+GitHub's ids of issues, comments and pull requests have passed 2^31, beyond GraphQL's `Int`:
+the queries ask for `fullDatabaseId` (a BigInt, sent as a string) wherever the schema has it.
+A GraphQL answer may carry `data` and `errors` together: an error on one node's field (it has
+a path below the root) leaves that field null and is handed to the caller with the data.
+
+Every configured token is redacted (mining/redaction.py) from any text that came from GitHub
+before it goes into an exception or a log record: error pages may echo the request headers.
 """
 
 import contextlib
@@ -30,7 +38,23 @@ from typing import Any
 import requests
 from github import Auth, Github, GithubException, UnknownObjectException
 
+from mining.redaction import RedactingFilter, redact
+
 logger = logging.getLogger(__name__)
+
+# Every token a client was given in this process; log records of the loggers that may carry
+# GitHub's text (PyGithub logs whole answers at DEBUG) are redacted of them.
+_TOKENS: set[str] = set()
+_LOG_FILTER = RedactingFilter(lambda: tuple(_TOKENS))
+for _name in (
+    "github.Requester",
+    "mining.github_client",
+    "mining.importer",
+    "mining.patches",
+    "mining.tasks",
+):
+    logging.getLogger(_name).addFilter(_LOG_FILTER)
+MESSAGE_CHARS = 200
 
 PAGE_INFO = "pageInfo { hasNextPage endCursor }"
 TIMELINE_TYPES = "[CLOSED_EVENT, CROSS_REFERENCED_EVENT, REFERENCED_EVENT]"
@@ -59,7 +83,7 @@ FIRST_PAGE = {
 FRAGMENTS = {
     "CommentFields": """
 fragment CommentFields on IssueComment {
-  databaseId
+  fullDatabaseId
   author { login }
   body
   createdAt
@@ -80,7 +104,7 @@ fragment CommitFields on Commit {
 """,
     "PullRequestFields": """
 fragment PullRequestFields on PullRequest {
-  databaseId
+  fullDatabaseId
   number
   title
   body
@@ -90,7 +114,7 @@ fragment PullRequestFields on PullRequest {
   additions
   deletions
   repository { nameWithOwner }
-  mergeCommit { oid }
+  mergeCommit { ...CommitFields }
   labels(first: 20) { nodes { name } }
 }
 """,
@@ -119,7 +143,7 @@ fragment TimelineItemFields on IssueTimelineItems {
 NEEDS = {
     "comments": ["CommentFields"],
     "labels": [],
-    "closedByPullRequestsReferences": ["PullRequestFields"],
+    "closedByPullRequestsReferences": ["PullRequestFields", "CommitFields"],
     "timelineItems": ["TimelineItemFields", "CommitFields", "PullRequestFields"],
 }
 
@@ -143,7 +167,7 @@ query IssuesPage(
 ) {
   rateLimit { cost limit remaining resetAt }
   repository(owner: $owner, name: $name) {
-    databaseId
+    databaseId  # Repository has no fullDatabaseId; repository ids are still below 2^31
     nameWithOwner
     url
     defaultBranchRef { name }
@@ -156,7 +180,7 @@ query IssuesPage(
       pageInfo { hasNextPage endCursor }
       nodes {
         id
-        databaseId
+        fullDatabaseId
         number
         title
         body
@@ -213,12 +237,28 @@ class ServerError(GitHubError):
     pass
 
 
+class NetworkError(GitHubError):
+    """GitHub could not be reached at all (no HTTP answer), after every retry."""
+
+
 class RateLimitedError(Exception):
     """Every token is out of budget until `resume_at`."""
 
     def __init__(self, resume_at: dt.datetime):
         super().__init__(f"rate limited until {resume_at.isoformat()}")
         self.resume_at = resume_at
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """GitHub answered an error for one field of one node; that field is null in the data."""
+
+    path: tuple[str | int, ...]
+    message: str  # redacted
+    type: str = ""
+
+    def where(self) -> str:
+        return ".".join(str(part) for part in self.path)
 
 
 @dataclass
@@ -331,6 +371,8 @@ class GitHubClient:
     ):
         self.api_url = api_url.rstrip("/")
         self._tokens = tokens or [""]
+        _TOKENS.update(token for token in self._tokens if token)
+        self._timeout = timeout
         self._keys = [TokenBudget.key(self.api_url, t) for t in self._tokens]
         self._clients = [
             Github(
@@ -381,7 +423,7 @@ class GitHubClient:
         status, response_headers, body = self._send(call)
         if status == 304:
             self.not_modified += 1
-        data = None if status == 304 or not body else _json(body, url)
+        data = None if status == 304 or not body else _json(body, self.redact(url))
         return Response(status, response_headers, data)
 
     def rest_pages(self, path: str, *, params: dict, etag: str = "") -> Iterator[Response]:
@@ -392,10 +434,14 @@ class GitHubClient:
             response = self.rest_get(response.next_url)
             yield response
 
-    def graphql(self, query: str, variables: dict, *, partial: bool = False) -> dict:
-        """The query's data. Errors fail it: NOT_FOUND ones (a missing repository) as
-        NotFoundError with GitHub's message, unless `partial`, where the data is returned
-        with null in place of what was not found (an issue deleted meanwhile)."""
+    def graphql(
+        self, query: str, variables: dict, *, partial: bool = False
+    ) -> tuple[dict, list[FieldError]]:
+        """The query's data, and the errors GitHub answered for single fields of it (those
+        fields are null in the data). An error on a root field (or without a path) fails the
+        query: NOT_FOUND ones (a missing repository) as NotFoundError with GitHub's message.
+        With `partial`, root fields are independent (one node each, by id): their errors are
+        field errors too."""
 
         def call(requester):
             try:
@@ -408,19 +454,36 @@ class GitHubClient:
                 raise
             return 200, headers, data
 
-        _, _, data = self._send(call)
-        errors = data.get("errors") or []
-        if errors and all(error.get("type") == "NOT_FOUND" for error in errors):
-            if not partial:
-                raise NotFoundError("Not found on GitHub: " + _error_messages(errors), status=404)
-        elif errors:
-            raise GitHubError("GitHub GraphQL error: " + _error_messages(errors))
-        if not isinstance(data.get("data"), dict):
+        _, _, answer = self._send(call)
+        field_errors, fatal = [], []
+        for error in answer.get("errors") or []:
+            error = error if isinstance(error, dict) else {"message": error}
+            path = error.get("path")
+            if isinstance(path, list) and path and (len(path) > 1 or partial):
+                message = self._text(error.get("message", ""))
+                field_errors.append(FieldError(tuple(path), message, str(error.get("type") or "")))
+            else:
+                fatal.append(error)
+        if fatal:
+            messages = "; ".join(self._text(e.get("message", e)) for e in fatal[:3])
+            if all(error.get("type") == "NOT_FOUND" for error in fatal):
+                raise NotFoundError("Not found on GitHub: " + messages, status=404)
+            raise GitHubError("GitHub GraphQL error: " + messages)
+        data = answer.get("data")
+        if not isinstance(data, dict):
             raise GitHubError("GitHub sent a malformed GraphQL answer (no data)")
-        rate = (data.get("data") or {}).get("rateLimit")
-        if rate and rate.get("remaining") is not None:
+        rate = data.get("rateLimit")
+        if isinstance(rate, dict) and rate.get("remaining") is not None:
             self.rate_limit_remaining = rate["remaining"]
-        return data["data"]
+        return data, field_errors
+
+    def redact(self, text: str) -> str:
+        """`text` without any of this client's tokens."""
+        return redact(text, self._tokens)
+
+    def _text(self, value: Any) -> str:
+        """Upstream text, redacted first, then cut (so no part of a token survives)."""
+        return self.redact(str(value))[:MESSAGE_CHARS]
 
     # -- the policy --
 
@@ -449,22 +512,25 @@ class GitHubClient:
         self._sleep(wait)
 
     def _send(self, call):
-        server_errors = 0
+        failures = 0  # 5xx answers and unreachable attempts of this request, in a row
         while True:
             index = self._choose_token()
             self.token_index = index
             key = self._keys[index]
             requester = self._clients[index].requester
+            unreachable = ""
             try:
                 with self._budget.serialised(key):
                     self.requests += 1
                     status, headers, body = call(requester)
-            except UnknownObjectException as exc:
-                raise NotFoundError("Not found on GitHub (404)", status=404) from exc
+            except UnknownObjectException:
+                # Its text is GitHub's answer, which may echo the request: none of it is kept.
+                raise NotFoundError("Not found on GitHub (404)", status=404) from None
             except GithubException as exc:
                 status, headers, body = exc.status, exc.headers or {}, json.dumps(exc.data or {})
             except requests.RequestException as exc:
-                status, headers, body = 599, {}, json.dumps({"message": type(exc).__name__})
+                unreachable = f"could not reach {self.api_url}: {self._unreachable(exc)}"
+                status, headers, body = 0, {}, ""
             headers = {k.lower(): v for k, v in (headers or {}).items()}
             self._record_budget(key, headers)
 
@@ -473,14 +539,25 @@ class GitHubClient:
                 self._budget.set(key, 0, limited_until)
                 self.token_index = (index + 1) % len(self._tokens)
                 continue
-            if status >= 500:
-                server_errors += 1
-                if server_errors > self._retries:
+            if unreachable or status >= 500:
+                failures += 1
+                if failures > self._retries:
+                    if unreachable:
+                        raise NetworkError(f"{unreachable}, {failures} tries")
+                    message = self._message(body)
                     raise ServerError(
-                        f"GitHub answered {status} {server_errors} times in a row", status=status
+                        f"GitHub answered {status} {failures} times in a row"
+                        + (f": {message}" if message else ""),
+                        status=status,
                     )
-                self._sleep(self._backoff * 2 ** (server_errors - 1))
+                self._sleep(self._backoff * 2 ** (failures - 1))
                 continue
+            if status == 401 and not self._tokens[index]:
+                raise BadCredentialsError(
+                    "GitHub answered 401 to a request without a token (its GraphQL API needs "
+                    "one): set GITHUB_TOKENS",
+                    status=401,
+                )
             if status == 401:
                 raise BadCredentialsError(
                     f"GitHub rejected token #{index} (401 Bad credentials)", status=401
@@ -488,11 +565,41 @@ class GitHubClient:
             if status == 404:
                 raise NotFoundError("Not found on GitHub (404)", status=404)
             if status == 410:
-                raise NotFoundError(f"Gone from GitHub (410): {_message(body)}", status=410)
+                raise NotFoundError(f"Gone from GitHub (410): {self._message(body)}", status=410)
             if status >= 400:
-                raise GitHubError(f"GitHub answered {status}: {_message(body)}", status=status)
+                raise GitHubError(f"GitHub answered {status}: {self._message(body)}", status=status)
             self._secondary_streak = 0
             return status, headers, body
+
+    def _unreachable(self, exc: requests.RequestException) -> str:
+        """Why no answer came, in a few words (the exception's text names hosts and sockets)."""
+        text = str(exc).lower()
+        if isinstance(exc, requests.Timeout):
+            return f"no answer within {self._timeout} s"
+        if "refused" in text:
+            return "connection refused"
+        if any(
+            words in text
+            for words in ("name or service not known", "name resolution", "nodename nor servname")
+        ):
+            return "host name not found"
+        if isinstance(exc, requests.exceptions.SSLError):
+            return "TLS handshake failed"
+        if "reset" in text:
+            return "connection reset"
+        if "aborted" in text or "closed" in text:
+            return "connection closed before an answer"
+        return self._text(type(exc).__name__)
+
+    def _message(self, body: str | dict) -> str:
+        """The `message` of an error answer, redacted."""
+        if isinstance(body, dict):
+            return self._text(body.get("message", ""))
+        try:
+            data = json.loads(body)
+        except (TypeError, ValueError):
+            return self._text(body)
+        return self._text(data.get("message", "")) if isinstance(data, dict) else ""
 
     def _record_budget(self, key: str, headers: dict) -> None:
         remaining = headers.get("x-ratelimit-remaining")
@@ -520,7 +627,7 @@ class GitHubClient:
             return now + float(headers["retry-after"])
         if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
             return float(headers["x-ratelimit-reset"]) + 1
-        if status == 429 or "rate limit" in _message(body).lower():
+        if status == 429 or "rate limit" in self._message(body).lower():
             wait = self._secondary_wait * 2 ** min(self._secondary_streak, 4)
             self._secondary_streak += 1
             return now + wait
@@ -530,19 +637,5 @@ class GitHubClient:
 def _json(body: str, url: str) -> Any:
     try:
         return json.loads(body)
-    except ValueError as exc:
-        raise GitHubError(f"GitHub sent a malformed JSON answer for {url}") from exc
-
-
-def _message(body: str | dict) -> str:
-    if isinstance(body, dict):
-        return str(body.get("message", ""))[:200]
-    try:
-        data = json.loads(body)
-    except (TypeError, ValueError):
-        return str(body)[:200]
-    return str(data.get("message", ""))[:200] if isinstance(data, dict) else ""
-
-
-def _error_messages(errors: list) -> str:
-    return "; ".join(str(e.get("message", e))[:200] for e in errors[:3])
+    except ValueError:
+        raise GitHubError(f"GitHub sent a malformed JSON answer for {url}") from None

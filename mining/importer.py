@@ -3,15 +3,18 @@
 Every page is stored in the transaction that advances the job's checkpoint, so a worker
 killed mid-import resumes from the last stored page, and a page fetched twice is upserted,
 not duplicated. Phases: "issues" (reports with, on GraphQL, their comments and links), on
-REST "comments" (listed apart), then "patches" (REST commit details for the fix commits of
-candidate reports), then done.
+REST "comments" (listed apart), then "patches" (REST commit details of fix commits, for a job
+that asks for them during the import; otherwise they come on demand:
+mining/services/patches.py), then done.
 """
 
 import datetime as dt
 import logging
 import threading
 import time
+from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connections
@@ -21,6 +24,7 @@ from mining import records, selectors
 from mining.github_client import (
     CONNECTIONS,
     ISSUES_QUERY,
+    FieldError,
     GitHubClient,
     GitHubError,
     NotFoundError,
@@ -29,15 +33,14 @@ from mining.github_client import (
     more_items_query,
 )
 from mining.models import ImportJob
+from mining.services import patches
 from mining.services.import_jobs import import_job_finish, import_job_store_page, import_job_update
-from mining.services.reports import commits_store_files
 from mining.services.repositories import repository_update_from_github
 
 logger = logging.getLogger(__name__)
 
 COMMENT_BATCH = 10
 ITEM_BATCH = 10  # issue connections per follow-up GraphQL query
-PATCH_BATCH = 50
 STATES = {"open": ["OPEN"], "closed": ["CLOSED"], "all": None}
 
 
@@ -45,7 +48,46 @@ class JobStoppedError(Exception):
     """The job was cancelled (or vanished) while running."""
 
 
-def make_client(job_id: int) -> GitHubClient:
+ISSUE_NODES = ("repository", "issues", "nodes")
+
+
+@dataclass
+class IssuePage:
+    """A page of the issues query, and what GitHub answered errors for instead of data."""
+
+    issues: records.Connection
+    # Issues GitHub sent null for (an error on a field that cannot be null): (position on
+    # the page, the error, the updatedAt of the issue before it on the page, if any).
+    lost: list[tuple[int, FieldError, str | None]] = field(default_factory=list)
+    # Errors on fields of issues that came: issue number -> errors.
+    incomplete: dict[int, list[FieldError]] = field(default_factory=dict)
+    # Errors on the repository's own fields (its default branch, ...).
+    repository: list[FieldError] = field(default_factory=list)
+
+
+def _error_text(error: FieldError, start: int) -> str:
+    """What GitHub answered instead of a field, the path read from `start` on."""
+    where = ".".join(str(part) for part in error.path[start:]) or error.where()
+    kind = f"{error.type}: " if error.type else ""
+    return f"GitHub answered an error for {where} ({kind}{error.message})"
+
+
+def _incomplete(error: FieldError, start: int) -> str:
+    return f"incomplete: {_error_text(error, start)}; the rest of the report is stored"
+
+
+def _mark_incomplete(report: records.ReportRecord, connection: str) -> None:
+    """What is stored of the report beyond what came is kept: comments GitHub did not send
+    are not taken for deleted, nor links."""
+    if connection == "comments":
+        report.comments_complete = False
+    else:
+        report.links_complete = False
+
+
+def make_client(job_id: int | None = None) -> GitHubClient:
+    """A client configured from the settings; a job's (if given) shows its rate-limit waits."""
+
     def on_wait(resume_at: dt.datetime) -> None:
         import_job_update(
             job_id=job_id, status=ImportJob.Status.WAITING, rate_limit_reset_at=resume_at
@@ -62,7 +104,7 @@ def make_client(job_id: int) -> GitHubClient:
         secondary_wait_seconds=settings.GITHUB_SECONDARY_WAIT_SECONDS,
         server_error_retries=settings.GITHUB_SERVER_ERROR_RETRIES,
         retry_backoff_seconds=settings.GITHUB_RETRY_BACKOFF_SECONDS,
-        on_wait=on_wait,
+        on_wait=on_wait if job_id is not None else None,
     )
 
 
@@ -103,6 +145,13 @@ class JobRun:
             known = checkpoint.get("max_updated_at")
             if not known or latest > dt.datetime.fromisoformat(known):
                 checkpoint["max_updated_at"] = latest.isoformat()
+        # An issue lost on some page keeps the incremental watermark at or before it.
+        hold = checkpoint.get("watermark_hold")
+        if hold is not None and checkpoint.get("max_updated_at"):
+            if not hold:
+                checkpoint["max_updated_at"] = None
+            elif _time(checkpoint["max_updated_at"]) > _time(hold):
+                checkpoint["max_updated_at"] = hold
         result = import_job_store_page(
             job_id=self.job.pk,
             page=page,
@@ -139,12 +188,13 @@ class JobRun:
             pending = prefetch.submit(self.fetch_issue_page, checkpoint.get("cursor"), since)
             while True:
                 self.check_not_cancelled()
-                issues = pending.result()
+                answer = pending.result()
+                issues = answer.issues
                 if issues.has_next_page:
                     pending = prefetch.submit(self.fetch_issue_page, issues.end_cursor, since)
                 if checkpoint.get("cursor") is None:
                     import_job_update(job_id=self.job.pk, reports_total=issues.total_count)
-                page = self.graphql_page(issues)
+                page = self.graphql_page(answer, checkpoint)
                 checkpoint["cursor"] = issues.end_cursor or checkpoint.get("cursor")
                 if not issues.has_next_page:
                     checkpoint["phase"] = "patches"
@@ -152,9 +202,9 @@ class JobRun:
                 if not issues.has_next_page:
                     return
 
-    def fetch_issue_page(self, cursor: str | None, since: str | None) -> records.Connection:
+    def fetch_issue_page(self, cursor: str | None, since: str | None) -> IssuePage:
         try:
-            data = self.client.graphql(
+            data, errors = self.client.graphql(
                 ISSUES_QUERY,
                 {
                     "owner": self.repository.owner,
@@ -168,6 +218,12 @@ class JobRun:
         finally:
             if threading.current_thread() is not threading.main_thread():
                 connections.close_all()
+        for error in errors:
+            if error.path[:2] == ("repository", "issues") and not (
+                error.path[:3] == ISSUE_NODES and len(error.path) > 3
+            ):
+                # Not one issue's field but the page itself: nothing of it can be stored.
+                raise GitHubError(_error_text(error, 0))
         repo = data.get("repository")
         if repo is None:
             raise NotFoundError(f"Repository {self.repository.full_name} not found", status=404)
@@ -178,9 +234,30 @@ class JobRun:
             raise records.MalformedPayloadError("repository.issues.totalCount: missing")
         if cursor is None:
             self.repository_info = records.repository_from_graphql(repo)
-        return issues
+        return self.issue_page(issues, repo["issues"].get("nodes") or [], errors)
 
-    def graphql_page(self, issues: records.Connection) -> records.Page:
+    @staticmethod
+    def issue_page(issues: records.Connection, nodes: list, errors: list[FieldError]) -> IssuePage:
+        """Sort the field errors of a page by issue: lost ones (null) and incomplete ones."""
+        answer = IssuePage(issues)
+        by_position: dict[int, list[FieldError]] = defaultdict(list)
+        for error in errors:
+            position = error.path[3] if len(error.path) > 3 else None
+            if error.path[:3] == ISSUE_NODES and isinstance(position, int):
+                by_position[position].append(error)
+            elif error.path[:1] == ("repository",):
+                answer.repository.append(error)
+        for position, node_errors in sorted(by_position.items()):
+            node = nodes[position] if position < len(nodes) else None
+            if isinstance(node, dict) and isinstance(node.get("number"), int):
+                answer.incomplete[node["number"]] = node_errors
+                continue
+            before = [n for n in nodes[:position] if isinstance(n, dict) and n.get("updatedAt")]
+            updated_before = before[-1]["updatedAt"] if before else None
+            answer.lost.append((position, node_errors[0], updated_before))
+        return answer
+
+    def graphql_page(self, answer: IssuePage, checkpoint: dict) -> records.Page:
         if self.repository_info is not None:
             github_id, default_branch = self.repository_info
             repository_update_from_github(
@@ -188,8 +265,19 @@ class JobRun:
             )
             self.repository_info = None
         page = records.Page()
+        for error in answer.repository:
+            page.skipped.append({"item": "repository", "reason": _error_text(error, 1)})
+        for position, error, before in answer.lost:
+            page.skipped.append(
+                {
+                    "item": f"issue {position + 1} of a page",
+                    "reason": f"not imported: {_error_text(error, 4)}",
+                }
+            )
+            self.hold_watermark(checkpoint, before)
         pending = []
-        nodes = issues.nodes
+        incomplete = set()
+        nodes = answer.issues.nodes
         unchanged = selectors.reports_unchanged(
             repository=self.repository,
             updated_at={
@@ -211,27 +299,54 @@ class JobRun:
                     {"item": f"#{node.get('number')}", "reason": f"malformed: {exc}"}
                 )
                 continue
+            for error in answer.incomplete.get(report.number, []):
+                connection = str(error.path[4]) if len(error.path) > 4 else ""
+                _mark_incomplete(report, connection)
+                incomplete.add((report.number, connection))
+                page.skipped.append({"item": f"#{report.number}", "reason": _incomplete(error, 4)})
             page.reports.append(report)
             page.pull_requests += related.pull_requests
             page.commits += related.commits
             pending += [(report.number, name, node_id, cursor) for name, node_id, cursor in more]
-        self.more_items(page, pending)
+        self.more_items(page, pending, incomplete)
         return page
 
-    def more_items(self, page: records.Page, pending: list[tuple[int, str, str, str]]) -> None:
+    @staticmethod
+    def hold_watermark(checkpoint: dict, before: str | None) -> None:
+        """An issue of this page was lost: the next incremental run must ask for it again, so
+        the point it starts from stays at or before the issue (the one before it on the page,
+        updated no later; else where this run stands or started; "" for nowhere yet)."""
+        candidates = [before, checkpoint.get("max_updated_at"), checkpoint.get("since")]
+        hold = next((_time(value) for value in candidates if _time(value)), None)
+        known = checkpoint.get("watermark_hold")
+        if known == "" or (known and hold and _time(known) <= hold):
+            return
+        checkpoint["watermark_hold"] = hold.isoformat() if hold else ""
+
+    def more_items(
+        self,
+        page: records.Page,
+        pending: list[tuple[int, str, str, str]],
+        incomplete: set[tuple[int, str]] | None = None,
+    ) -> None:
         """Read the rest of the connections (comments, labels, closing references, timeline)
         that have more than their first page: the next 100 of up to ITEM_BATCH of them per
-        query, until none has more. (report number, connection, issue node id, cursor)."""
+        query, until none has more. (report number, connection, issue node id, cursor).
+        `incomplete`: (report number, connection) that GitHub answered an error in."""
         by_number = {r.number: r for r in page.reports}
+        incomplete = set(incomplete or ())
         while pending:
             batch, pending = pending[:ITEM_BATCH], pending[ITEM_BATCH:]
             variables = {}
             for i, (_, _, node_id, cursor) in enumerate(batch):
                 variables[f"id{i}"] = node_id
                 variables[f"after{i}"] = cursor
-            data = self.client.graphql(
+            data, errors = self.client.graphql(
                 more_items_query([name for _, name, _, _ in batch]), variables, partial=True
             )
+            errors_of: dict[str, list[FieldError]] = defaultdict(list)
+            for error in errors:
+                errors_of[str(error.path[0])].append(error)
             for i, (number, name, node_id, _) in enumerate(batch):
                 report = by_number.get(number)
                 if report is None:  # dropped as malformed by an earlier batch
@@ -239,12 +354,14 @@ class JobRun:
                 item = data.get(f"item{i}")
                 connection = item.get(name) if isinstance(item, dict) else None
                 if connection is None:
-                    # The issue went away meanwhile: keep what is stored, say what is missing.
-                    report.comments_complete = report.comments_complete and name != "comments"
-                    report.links_complete = report.links_complete and name == "comments"
-                    page.skipped.append(
-                        {"item": f"#{number}", "reason": f"only the first page of {name} read"}
-                    )
+                    # The issue went away meanwhile (or GitHub answered an error for it):
+                    # keep what is stored, say what is missing.
+                    _mark_incomplete(report, name)
+                    reason = f"only the first page of {name} read"
+                    found = [e for e in errors_of[f"item{i}"] if e.type != "NOT_FOUND"]
+                    if found:
+                        reason += f": {_error_text(found[0], 1)}"
+                    page.skipped.append({"item": f"#{number}", "reason": reason})
                     continue
                 try:
                     more = records.connection_from_graphql(connection, name)
@@ -260,9 +377,14 @@ class JobRun:
                     page.reports.remove(by_number.pop(number))
                     page.skipped.append({"item": f"#{number}", "reason": f"malformed: {exc}"})
                     continue
+                for error in errors_of[f"item{i}"]:
+                    incomplete.add((number, name))
+                    page.skipped.append({"item": f"#{number}", "reason": _incomplete(error, 1)})
+                if (number, name) in incomplete:
+                    _mark_incomplete(report, name)
                 if more.has_next_page:
                     pending.append((number, name, node_id, more.end_cursor))
-                elif name == "comments":
+                elif name == "comments" and (number, name) not in incomplete:
                     report.comments_complete = True
 
     # ---- REST ----
@@ -440,30 +562,25 @@ class JobRun:
     # ---- patches ----
 
     def fetch_patches(self) -> None:
-        """REST details of the fix commits, stored PATCH_BATCH commits per transaction."""
-        mode = settings.MINING_FETCH_PATCHES
-        if mode == "none":
+        """REST details of the fix commits, when the job asks for them now rather than on
+        demand (mining/services/patches.py, which stores them PATCH_BATCH commits per
+        transaction)."""
+        if self.job.patches == ImportJob.Patches.LAZY:
             return
-        base = f"/repos/{self.repository.full_name}"
         shas = selectors.commits_needing_patches(
-            repository=self.repository, candidates_only=mode != "all"
+            repository=self.repository, candidates_only=self.job.patches != ImportJob.Patches.ALL
         )
-        for start in range(0, len(shas), PATCH_BATCH):
+
+        def between_batches() -> None:
             self.check_not_cancelled()
-            fetched, unavailable = [], []
-            for sha in shas[start : start + PATCH_BATCH]:
-                try:
-                    fetched.append(self.rest_commit(base, sha))
-                except NotFoundError as exc:
-                    unavailable.append(sha)
-                    self.patch_skips.append({"item": sha, "reason": str(exc)})
-                except records.MalformedPayloadError as exc:
-                    unavailable.append(sha)
-                    self.patch_skips.append({"item": sha, "reason": f"malformed: {exc}"})
-            commits_store_files(
-                repository=self.repository, commits=fetched, unavailable=unavailable
-            )
             import_job_update(job_id=self.job.pk, **self.progress())
+
+        self.patch_skips += patches.commits_fetch_files(
+            client=self.client,
+            repository=self.repository,
+            shas=shas,
+            between_batches=between_batches,
+        )
 
 
 def _time(value) -> dt.datetime | None:

@@ -1,6 +1,24 @@
 from django.conf import settings
 from django.db import models
 
+from mining import redaction
+
+
+class RedactedTextField(models.TextField):
+    """Text that may quote GitHub (an error answer can echo the request): every configured
+    token is redacted on the way into the database, behind the client's own redaction."""
+
+    def get_prep_value(self, value):
+        value = super().get_prep_value(value)
+        return redaction.redact(value, settings.GITHUB_TOKENS) if isinstance(value, str) else value
+
+
+class RedactedJSONField(models.JSONField):
+    """JSON that may quote GitHub; every text in it is redacted like RedactedTextField's."""
+
+    def get_prep_value(self, value):
+        return super().get_prep_value(redaction.redact_json(value, settings.GITHUB_TOKENS))
+
 
 class Repository(models.Model):
     owner = models.CharField(max_length=100)
@@ -239,9 +257,17 @@ class Commit(models.Model):
     deletions = models.PositiveIntegerField(null=True, blank=True)
     changed_files = models.PositiveIntegerField(null=True, blank=True)
     # [{"filename", "status", "additions", "deletions", "patch", "patch_truncated"}]; patches are
-    # capped at MINING_PATCH_MAX_CHARS each. Empty until the REST commit is fetched.
+    # capped at MINING_PATCH_MAX_CHARS each. Empty until the REST commit is fetched, which the
+    # import does only when asked (`import_github --patches`); otherwise when a report of this
+    # commit enters a study or is opened (mining/services/patches.py).
     files = models.JSONField(default=list, blank=True)
     files_fetched = models.BooleanField(default=False)
+    files_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its patches were last asked for on demand."
+    )
+    files_error = RedactedTextField(
+        blank=True, help_text="Why the last fetch of its patches failed (asked again later)."
+    )
     html_url = models.URLField(max_length=500, blank=True)
 
     class Meta:
@@ -326,6 +352,13 @@ class ImportJob(models.Model):
         FAILED = "failed"
         CANCELLED = "cancelled"
 
+    class Patches(models.TextChoices):
+        """When the per-file patches of fix commits (REST, one request per commit) come."""
+
+        LAZY = "lazy", "On demand: when a report enters a study or is opened"
+        CANDIDATES = "candidates", "During the import: fix commits of candidate reports"
+        ALL = "all", "During the import: every fix commit"
+
     ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING, Status.WAITING)
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="imports")
@@ -334,10 +367,12 @@ class ImportJob(models.Model):
     since = models.DateTimeField(
         null=True, blank=True, help_text="Only reports updated at or after; empty: incremental."
     )
+    patches = models.CharField(max_length=10, choices=Patches.choices, default=Patches.LAZY)
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
-    # {"phase": "issues"|"patches"|"finish", "cursor": ..., "since": ISO, "max_updated_at": ISO}
+    # {"phase": "issues"|"comments"|"patches", "cursor": ..., "since": ISO, "max_updated_at": ISO,
+    #  "watermark_hold": ISO or "" when an issue was lost to a GitHub error (importer.py)}
     checkpoint = models.JSONField(default=dict, blank=True)
     reports_total = models.PositiveIntegerField(null=True, blank=True)
     reports_done = models.PositiveIntegerField(default=0)
@@ -354,8 +389,10 @@ class ImportJob(models.Model):
     token_index = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Which of GITHUB_TOKENS was used last (never the token)."
     )
-    skipped_items = models.JSONField(default=list, blank=True, help_text="Items skipped, why.")
-    error_reason = models.TextField(blank=True)
+    skipped_items = RedactedJSONField(
+        default=list, blank=True, help_text="Items skipped or incomplete, why."
+    )
+    error_reason = RedactedTextField(blank=True)
     celery_task_id = models.CharField(max_length=50, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

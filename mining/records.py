@@ -166,6 +166,22 @@ def _field(obj: Any, name: str, kinds: type | tuple, *, required: bool = True) -
     return value
 
 
+GITHUB_ID_MAX = 2**63 - 1  # ids are stored as 64-bit integers
+
+
+def parse_github_id(obj: Any, name: str, *, required: bool = True) -> int | None:
+    """A GitHub database id: a JSON number (REST) or a GraphQL BigInt, which GitHub sends as
+    a string of digits because it may exceed 2^31 (and a JSON number's safe range)."""
+    value = _field(obj, name, (int, str), required=required)
+    if isinstance(value, str):
+        if not value.isascii() or not value.isdigit():
+            raise MalformedPayloadError(f"{name}: not an id: {value[:30]!r}")
+        value = int(value)
+    if value is not None and not 0 < value <= GITHUB_ID_MAX:
+        raise MalformedPayloadError(f"{name}: id out of range: {value}")
+    return value
+
+
 def parse_time(value: Any, name: str, *, required: bool = True) -> dt.datetime | None:
     if value is None:
         if required:
@@ -222,6 +238,12 @@ def _files(files: list, patch_limit: int) -> list[dict]:
 # ---- REST ---------------------------------------------------------------------------------
 
 
+def _rest_id(obj: Any, name: str, *, required: bool = True) -> int | None:
+    """REST sends ids as JSON numbers (Python reads them at any size), never as text."""
+    _field(obj, name, int, required=required)
+    return parse_github_id(obj, name, required=required)
+
+
 def rest_list(value: Any, name: str) -> list:
     """A REST answer that must be a list (an empty answer is an empty list)."""
     if value is None:
@@ -262,7 +284,7 @@ def issue_comment_from_rest(data: Any) -> tuple[int, CommentRecord]:
 @parses_payload
 def comment_from_rest(data: dict) -> CommentRecord:
     return CommentRecord(
-        github_id=_field(data, "id", int),
+        github_id=_rest_id(data, "id"),
         author_login=_login(data.get("user")),
         body=clean_text(data.get("body")),
         created_at=parse_time(data.get("created_at"), "created_at"),
@@ -298,7 +320,7 @@ def pull_request_from_rest_issue(issue: dict) -> PullRequestRecord:
     state = "merged" if merged else clean_text(issue.get("state")) or "open"
     return PullRequestRecord(
         number=_field(issue, "number", int),
-        github_id=issue.get("id"),
+        github_id=_rest_id(issue, "id", required=False),
         title=clean_text(issue.get("title")),
         body=clean_text(issue.get("body")),
         state=state,
@@ -332,7 +354,7 @@ def report_from_rest(issue: dict) -> ReportRecord:
     reactions = issue.get("reactions") or {}
     return ReportRecord(
         number=_field(issue, "number", int),
-        github_id=_field(issue, "id", int, required=False),
+        github_id=_rest_id(issue, "id", required=False),
         node_id=clean_text(issue.get("node_id"))[:100],
         title=clean_text(_field(issue, "title", str)),
         body=clean_text(issue.get("body")),
@@ -480,7 +502,7 @@ def more_pages_of(node: dict, names: tuple[str, ...]) -> list[tuple[str, str, st
 @parses_payload
 def comment_from_graphql(node: dict) -> CommentRecord:
     return CommentRecord(
-        github_id=_field(node, "databaseId", int),
+        github_id=parse_github_id(node, "fullDatabaseId"),
         author_login=_login(node.get("author")),
         body=clean_text(node.get("body")),
         created_at=parse_time(node.get("createdAt"), "createdAt"),
@@ -511,7 +533,7 @@ def pull_request_from_graphql(node: dict) -> PullRequestRecord:
     state = clean_text(node.get("state")).lower() or "open"
     return PullRequestRecord(
         number=_field(node, "number", int),
-        github_id=node.get("databaseId"),
+        github_id=parse_github_id(node, "fullDatabaseId", required=False),
         title=clean_text(node.get("title")),
         body=clean_text(node.get("body")),
         state="merged" if merged else state,
@@ -522,6 +544,14 @@ def pull_request_from_graphql(node: dict) -> PullRequestRecord:
         deletions=node.get("deletions"),
         html_url=web_url(node.get("url"), "url"),
     )
+
+
+def _add_pull_request(node: dict, related: Page) -> None:
+    """The PR, and its merge commit with its size (so fix sizes need no REST request)."""
+    related.pull_requests.append(pull_request_from_graphql(node))
+    merge_commit = node.get("mergeCommit")
+    if isinstance(merge_commit, dict) and merge_commit.get("oid"):
+        related.commits.append(commit_from_graphql(merge_commit))
 
 
 def _same_repo(node: dict, repo_full_name: str) -> bool:
@@ -535,7 +565,7 @@ def closing_from_graphql(nodes: list, repo_full_name: str, related: Page) -> lis
     numbers = []
     for pr in nodes or []:
         if pr and _same_repo(pr, repo_full_name):
-            related.pull_requests.append(pull_request_from_graphql(pr))
+            _add_pull_request(pr, related)
             numbers.append(pr["number"])
     return numbers
 
@@ -591,7 +621,7 @@ def report_from_graphql(node: dict, *, repo_full_name: str) -> tuple[ReportRecor
     raw = {k: v for k, v in node.items() if k not in {"comments", "timelineItems"}}
     record = ReportRecord(
         number=_field(node, "number", int),
-        github_id=node.get("databaseId"),
+        github_id=parse_github_id(node, "fullDatabaseId", required=False),
         node_id=clean_text(node.get("id"))[:100],
         title=clean_text(_field(node, "title", str)),
         body=clean_text(node.get("body")),
@@ -623,13 +653,13 @@ def _event_from_graphql(item: dict, repo_full_name: str, related: Page) -> Timel
             related.commits.append(commit_from_graphql(closer))
             return TimelineEvent("closed", commit_sha=closer["oid"].lower())
         if closer.get("__typename") == "PullRequest" and _same_repo(closer, repo_full_name):
-            related.pull_requests.append(pull_request_from_graphql(closer))
+            _add_pull_request(closer, related)
             return TimelineEvent("closed", pull_request=closer["number"])
         return TimelineEvent("closed")
     if kind == "CrossReferencedEvent":
         source = item.get("source") or {}
         if source.get("__typename") == "PullRequest" and _same_repo(source, repo_full_name):
-            related.pull_requests.append(pull_request_from_graphql(source))
+            _add_pull_request(source, related)
             return TimelineEvent(
                 "cross_referenced",
                 pull_request=source["number"],

@@ -6,7 +6,15 @@ from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
 
 from mining import candidates
-from mining.models import BugReport, CandidateRules, Comment, FixLink, ImportJob, Repository
+from mining.models import (
+    BugReport,
+    CandidateRules,
+    Comment,
+    Commit,
+    FixLink,
+    ImportJob,
+    Repository,
+)
 
 
 def candidate_rules(*, repository: Repository) -> candidates.Rules:
@@ -74,6 +82,12 @@ def reports_by_key(*, keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugR
         (report.repository.full_name.lower(), report.number): report
         for report in BugReport.objects.filter(wanted).select_related("repository")
     }
+
+
+def commits_without_patches(*, report_ids: list[int]) -> QuerySet[Commit]:
+    """The fix commits of these reports whose per-file patches were never fetched."""
+    linked = FixLink.objects.filter(report_id__in=report_ids, commit__isnull=False)
+    return Commit.objects.filter(pk__in=linked.values("commit_id"), files_fetched=False)
 
 
 def report_list() -> QuerySet[BugReport]:

@@ -124,8 +124,8 @@ class ImportJobSerializer(serializers.ModelSerializer):
     class Meta:
         model = ImportJob
         fields = [
-            "id", "repository", "api", "issue_state", "since", "status", "status_display",
-            "reports_total",
+            "id", "repository", "api", "issue_state", "since", "patches", "status",
+            "status_display", "reports_total",
             "reports_done", "pull_requests_skipped", "comments", "fix_links", "api_requests",
             "api_requests_not_modified", "rate_limit_waits", "rate_limit_remaining",
             "rate_limit_reset_at", "token_index",
@@ -146,3 +146,8 @@ class ImportJobCreateSerializer(serializers.Serializer):
     api = serializers.ChoiceField(choices=["graphql", "rest"], default="graphql")
     state = serializers.ChoiceField(choices=["open", "closed", "all"], default="all")
     since = serializers.DateTimeField(required=False, allow_null=True)
+    patches = serializers.ChoiceField(
+        choices=ImportJob.Patches.choices,
+        required=False,
+        help_text="When fix commits' per-file patches come (default: MINING_FETCH_PATCHES).",
+    )

@@ -1,4 +1,6 @@
-"""Celery tasks: callers of mining/importer.py. They take ids and are safe to run twice."""
+"""Celery tasks: callers of mining/importer.py and mining/services/patches.py. They take ids and are
+safe to run twice. Also the entry points that queue them (once the caller's transaction
+commits): imports, and patches on demand for reports entering a study or being read."""
 
 import contextlib
 import logging
@@ -9,9 +11,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from mining import importer
+from mining import importer, selectors
 from mining.github_client import RateLimitedError
 from mining.models import ImportJob
+from mining.redaction import redact
+from mining.services import patches
 from mining.services.import_jobs import import_job_update
 
 logger = logging.getLogger(__name__)
@@ -63,7 +67,10 @@ def import_repository(self, job_id: int) -> str:
             import_job_update(
                 job_id=job_id,
                 status=ImportJob.Status.FAILED,
-                error_reason=f"unexpected error: {type(exc).__name__}: {exc}"[:1000],
+                # Redacted before it is cut, so no part of a token is left to store.
+                error_reason=redact(
+                    f"unexpected error: {type(exc).__name__}: {exc}", settings.GITHUB_TOKENS
+                )[:1000],
                 finished_at=timezone.now(),
             )
         raise
@@ -77,3 +84,72 @@ def enqueue_import(job_id: int) -> None:
         import_job_update(job_id=job_id, celery_task_id=result.id or "")
 
     transaction.on_commit(send)
+
+
+PATCH_TASK_COMMITS = 100  # commits per patch task
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=TIME_LIMIT,
+    time_limit=TIME_LIMIT + 120,
+)
+def commit_patches_fetch(self, commit_ids: list[int]) -> int:
+    """Fetch the per-file patches of these commits (those still without). A rate limit
+    reschedules the task after the reset and keeps others from claiming the commits until
+    then; in-process (no worker to wait), readers are told when to look again."""
+    client = importer.make_client()
+    try:
+        return patches.commits_patches_fetch(commit_ids=commit_ids, client=client)
+    except RateLimitedError as exc:
+        if self.request.is_eager:
+            patches.commits_patches_delay(
+                commit_ids=commit_ids,
+                until=exc.resume_at,
+                error=(
+                    f"rate limited until {exc.resume_at:%Y-%m-%d %H:%M} UTC and no Celery "
+                    "worker is configured to wait; they are asked again after that time"
+                ),
+            )
+            return 0
+        patches.commits_patches_delay(commit_ids=commit_ids, until=exc.resume_at)
+        wait = (exc.resume_at - timezone.now()).total_seconds()
+        countdown = min(max(wait, 1), settings.CELERY_LONGEST_WAIT_SECONDS)
+        raise self.retry(countdown=countdown, exc=exc) from exc
+    finally:
+        client.close()
+
+
+def _enqueue_patches(commit_ids: list[int]) -> None:
+    def send() -> None:
+        for start in range(0, len(commit_ids), PATCH_TASK_COMMITS):
+            commit_patches_fetch.apply_async((commit_ids[start : start + PATCH_TASK_COMMITS],))
+
+    if commit_ids:
+        transaction.on_commit(send)
+
+
+def reports_patches_request(*, report_ids: list[int]) -> int:
+    """Queue the fetch of the patches these reports' fix commits lack (those not asked for
+    already); returns how many commits that is. Called when reports enter a study."""
+    missing = selectors.commits_without_patches(report_ids=report_ids).values_list("pk", flat=True)
+    claimed = patches.commits_patches_claim(commit_ids=list(missing))
+    _enqueue_patches(claimed)
+    return len(claimed)
+
+
+def report_patches_request(*, report_id: int) -> dict:
+    """For a page about to show a report: queue the fetch of the patches its fix commits lack
+    (unless asked for already), then say where they stand: {"pending": true while a fetch is
+    under way, "error": why the last one failed}. Call it before reading the report: without a
+    worker the fetch runs here, and the report read afterwards has them."""
+    missing = list(
+        selectors.commits_without_patches(report_ids=[report_id]).values_list("pk", flat=True)
+    )
+    if not missing:
+        return patches.PatchState().as_dict()
+    _enqueue_patches(patches.commits_patches_claim(commit_ids=missing))
+    return patches.commits_patches_state(commit_ids=missing).as_dict()

@@ -1,5 +1,6 @@
 """Pages of the mining app: reports (list, detail) and imports (list, start, cancel, re-run)."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -34,17 +35,21 @@ def report_list(request):
 
 
 def report_detail(request, pk: int):
+    patches = tasks.report_patches_request(report_id=pk)
     try:
         report = selectors.report_for_reading(pk)
     except BugReport.DoesNotExist as exc:
         raise Http404("No such report") from exc
     # The API's representation of the report, so the page shows what every other view shows.
     return render(
-        request, "mining/report_detail.html", {"report": ReportDetailSerializer(report).data}
+        request,
+        "mining/report_detail.html",
+        {"report": ReportDetailSerializer(report).data, "patches": patches},
     )
 
 
-def import_list(request):
+def import_list(request, typed=None, status=200):
+    """The jobs, and the form to start one (`typed`: what was typed before an error)."""
     require_manage_imports(request.user)
     return render(
         request,
@@ -53,23 +58,27 @@ def import_list(request):
             "jobs": selectors.import_job_list()[:100],
             "can_manage": user_can_manage_imports(request.user),
             "apis": [ImportJob.Api.GRAPHQL, ImportJob.Api.REST],
+            "typed": typed or {},
+            "has_token": bool(settings.GITHUB_TOKENS),
         },
+        status=status,
     )
 
 
-def _act(request, action) -> None:
-    """Run an import action for a manager; anyone else, and a refused action, get a message
-    on the imports page instead."""
+def _act(request, action):
+    """Run an import action for a manager: the job it made or changed, or None (anyone else,
+    and a refused action, get a message on the imports page instead)."""
     if not user_can_manage_imports(request.user):
         messages.error(request, MANAGE_IMPORTS_REFUSED)
-        return
+        return None
     try:
         job = action()
     except ValidationError as exc:
         messages.error(request, "; ".join(exc.messages))
-        return
+        return None
     if job is not None:
         messages.success(request, f"Import {job.pk} of {job.repository}: {job.status}.")
+    return job
 
 
 @require_POST
@@ -84,7 +93,8 @@ def import_start(request):
         tasks.enqueue_import(job.pk)
         return job
 
-    _act(request, start)
+    if _act(request, start) is None:
+        return import_list(request, typed=request.POST, status=400)
     return redirect("mining:import-list")
 
 

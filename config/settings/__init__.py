@@ -186,8 +186,10 @@ GITHUB_SECONDARY_WAIT_SECONDS = float(os.environ.get("GITHUB_SECONDARY_WAIT_SECO
 GITHUB_SERVER_ERROR_RETRIES = int(os.environ.get("GITHUB_SERVER_ERROR_RETRIES", "5"))
 GITHUB_RETRY_BACKOFF_SECONDS = float(os.environ.get("GITHUB_RETRY_BACKOFF_SECONDS", "2"))
 GITHUB_GRAPHQL_PAGE_SIZE = int(os.environ.get("GITHUB_GRAPHQL_PAGE_SIZE", "100"))
-# Per-file patches (REST only, one request per commit): "candidates", "all" or "none".
-MINING_FETCH_PATCHES = os.environ.get("MINING_FETCH_PATCHES", "candidates")
+# When fix commits' per-file patches (REST only, one request per commit) come, for jobs that do
+# not say (`import_github --patches` does): "lazy" (when a report enters a study or is opened),
+# or during the import, "candidates" (of candidate reports) or "all".
+MINING_FETCH_PATCHES = os.environ.get("MINING_FETCH_PATCHES", "lazy")
 MINING_PATCH_MAX_CHARS = int(os.environ.get("MINING_PATCH_MAX_CHARS", "20000"))
 MINING_FILE_PAGE_SIZE = 500
 MINING_IMPORT_TIME_LIMIT_SECONDS = int(os.environ.get("MINING_IMPORT_TIME_LIMIT_SECONDS", "21600"))

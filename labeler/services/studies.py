@@ -20,6 +20,7 @@ from labeler.sampling import (
     sample_plan,
     sample_warnings,
 )
+from mining.tasks import reports_patches_request
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
 
@@ -135,6 +136,8 @@ def study_batch_append(
         ],
         batch_size=2000,
     )
+    # Per-file patches come on demand: the reports entering a study are the ones read.
+    transaction.on_commit(lambda: reports_patches_request(report_ids=list(report_ids)))
     return batch, items
 
 

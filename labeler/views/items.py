@@ -23,6 +23,7 @@ from labeler.selectors import (
 from labeler.views.common import require_lead
 from mining.selectors import report_for_reading
 from mining.serializers import ReportDetailSerializer
+from mining.tasks import report_patches_request
 
 
 def _item_for(request, slug: str, item_id: int):
@@ -155,4 +156,6 @@ def item_report(request, slug: str, item_id: int):
         and not item.assignments.filter(annotator=request.user).exists()
     ):
         raise PermissionDenied("this item was not handed to you")
-    return JsonResponse(ReportDetailSerializer(report_for_reading(item.report_id)).data)
+    patches = report_patches_request(report_id=item.report_id)
+    report = ReportDetailSerializer(report_for_reading(item.report_id)).data
+    return JsonResponse({**report, "patches": patches})

@@ -12,6 +12,7 @@ kept apart.
 import datetime as dt
 from collections import Counter
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -29,11 +30,17 @@ def import_job_create(
     api: str = ImportJob.Api.GRAPHQL,
     issue_state: str = ImportJob.IssueState.ALL,
     since: dt.datetime | None = None,
+    patches: str | None = None,
     created_by=None,
 ) -> ImportJob:
     """A queued import job (the caller enqueues it); `created_by` is who started it (None:
-    the command line)."""
+    the command line). `patches`: when fix commits' patches come (ImportJob.Patches; default
+    MINING_FETCH_PATCHES)."""
+    where = repr(patches) if patches else f"MINING_FETCH_PATCHES={settings.MINING_FETCH_PATCHES}"
+    patches = patches or settings.MINING_FETCH_PATCHES
     errors = {}
+    if patches not in ImportJob.Patches.values:
+        errors["patches"] = f"{where}: expected {', '.join(ImportJob.Patches.values)}"
     if api not in (ImportJob.Api.GRAPHQL, ImportJob.Api.REST):
         errors["api"] = f"{api!r}: expected graphql or rest"
     if issue_state not in ImportJob.IssueState.values:
@@ -58,6 +65,7 @@ def import_job_create(
             api=api,
             issue_state=issue_state,
             since=since,
+            patches=patches,
             created_by=created_by,
         )
 
@@ -82,6 +90,7 @@ def import_job_rerun(*, job_id: int, created_by=None) -> ImportJob:
         api=job.api,
         issue_state=job.issue_state,
         since=job.since,
+        patches=job.patches,
         created_by=created_by,
     )
 

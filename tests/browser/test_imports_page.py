@@ -50,7 +50,7 @@ def worker(github):
     stop_worker(process)
 
 
-def test_lead_imports_a_repository_and_reads_a_report(page, sign_in, lead, worker):
+def test_lead_imports_a_repository_and_reads_a_report(page, sign_in, lead, worker, github):
     sign_in(lead)
     page.goto("/imports/")
     page.fill("#id_repository", REPO)
@@ -75,6 +75,8 @@ def test_lead_imports_a_repository_and_reads_a_report(page, sign_in, lead, worke
     page.screenshot(path="test-artifacts/imports-page.png", full_page=True)
 
     report = BugReport.objects.get(repository__full_name=REPO, number=7)
+    assert not [e for e in github.requests() if "/commits/" in e.path]
+    sha = "f" * 40
     page.goto("/reports/")
     page.get_by_role("link", name=f"{REPO}#7", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Training got slower")
@@ -97,6 +99,14 @@ def test_lead_imports_a_repository_and_reads_a_report(page, sign_in, lead, worke
     expect(links.filter(has_text="Merge commit of a linked pull request")).to_have_count(1)
     expect(page.locator(".measures")).to_contain_text("14")  # fix size: 12 added, 2 deleted
     assert report.has_fix
+    # The import asked for no patch; opening the report queued their fetch on the worker,
+    # and the page shows them once they are in.
+    patch = links.filter(has_text="Closed by commit (timeline)").locator("details summary")
+    expect(patch).to_contain_text("src/conv.py", timeout=20_000)
+    expect(page.locator("#patches-pending")).to_have_count(0)
+    assert [e.path for e in github.requests() if "/commits/" in e.path] == [
+        f"/repos/{REPO}/commits/{sha}"
+    ]
     page.screenshot(path="test-artifacts/report-page.png", full_page=True)
 
 

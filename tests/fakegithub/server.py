@@ -6,6 +6,11 @@ parsed and validated against GitHub's public schema (/work/shared/github/schema.
 executed by graphql-core with resolvers over the same REST-shaped data, so both APIs serve
 the same repository.
 
+Ids are GitHub's of today (see REPOSITORY_ID): a query asking `databaseId` of an issue,
+comment or pull request gets GraphQL's 32-bit error, as from GitHub. A test can make one field
+of chosen nodes answer an error beside the data (`fail_graphql_field`), and make error answers
+echo the request's Authorization header, as some proxies and Enterprise servers do.
+
 For the benchmark, `RemoteFake` runs the fake in its own process (so its CPU does not
 compete with the importer's); `/_fake/log` then hands the request log over HTTP.
 """
@@ -29,10 +34,26 @@ from graphql import build_ast_schema, execute, parse, validate
 SCHEMA_PATH = Path("/work/shared/github/schema.graphql")
 
 
+# GitHub's ids as they are today: issues, comments and pull requests past 2^31 (GraphQL's
+# `Int` cannot carry them: `databaseId` answers an error, `fullDatabaseId` a BigInt string);
+# repositories still below it (Repository has only `databaseId`).
+REPOSITORY_ID = 65_600_975
+PULL_REQUEST_ID_BASE = 2_800_000_000
+
+
 @cache
 def github_schema():
     # GitHub's published SDL defines a few fields twice; assume_valid_sdl skips that check.
-    return build_ast_schema(parse(SCHEMA_PATH.read_text(encoding="utf-8")), assume_valid_sdl=True)
+    schema = build_ast_schema(parse(SCHEMA_PATH.read_text(encoding="utf-8")), assume_valid_sdl=True)
+    # GitHub sends a BigInt as a string ("it may exceed the size of a 32-bit integer").
+    schema.type_map["BigInt"].serialize = _big_int
+    return schema
+
+
+def _big_int(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"BigInt cannot represent {value!r}")
+    return str(value)
 
 
 def validate_query(query: str) -> list[str]:
@@ -52,6 +73,25 @@ class FakeRepo:
     commits: dict[str, dict] = field(default_factory=dict)  # REST commit objects
     pulls: dict[int, dict] = field(default_factory=dict)  # extra PR facts (merged, merge sha...)
     closing_prs: dict[int, list[int]] = field(default_factory=dict)  # GraphQL closing refs
+
+
+@dataclass
+class FieldFailure:
+    """GraphQL answers an error (with `data` for everything else) for this field of the nodes
+    of this type that `when(node)` picks; "{authorization}" in the message is replaced by the
+    request's Authorization header, as an echoing server would."""
+
+    typename: str
+    field: str
+    message: str
+    type: str | None = None
+    when: Callable[[dict], bool] | None = None
+
+
+class FieldFailed(Exception):
+    def __init__(self, message: str, kind: str | None):
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass
@@ -76,6 +116,7 @@ class FakeGitHub:
         self.reset_in = 3600.0
         self.reset_at = time.time() + self.reset_in
         self.failures: list[tuple] = []  # (predicate(path), status, headers, body)
+        self.field_failures: list[FieldFailure] = []
         # Seconds to hold each answer back, given (path, GraphQL variables); see `slow_down`.
         self.delay: Callable[[str, dict], float] | None = None
         self.released = threading.Event()
@@ -103,8 +144,15 @@ class FakeGitHub:
         return self.repos.setdefault(full_name, FakeRepo(full_name))
 
     def fail_next(self, status: int, *, headers=None, body=None, times=1, when=None) -> None:
+        """The next matching request(s) answer this; "{authorization}" in the body's texts is
+        replaced by the request's Authorization header (an error page echoing the request)."""
         for _ in range(times):
             self.failures.append((when, status, headers or {}, body or {"message": "boom"}))
+
+    def fail_graphql_field(
+        self, typename: str, field: str, message: str, *, type=None, when=None
+    ) -> None:
+        self.field_failures.append(FieldFailure(typename, field, message, type, when))
 
     def set_budget(self, remaining: int, *, reset_in: float = 3600) -> None:
         self.remaining = remaining
@@ -191,10 +239,11 @@ class FakeGitHub:
             token = token.removeprefix("Bearer ").strip()
             if token not in self.valid_tokens:
                 return 401, {}, {"message": "Bad credentials"}
+        authorization = handler.headers.get("Authorization") or ""
         for index, (when, status, headers, payload) in enumerate(self.failures):
             if when is None or when(path):
                 del self.failures[index]
-                return status, {**self._rate_headers(), **headers}, payload
+                return status, {**self._rate_headers(), **headers}, _echo(payload, authorization)
         if time.time() >= self.reset_at:
             self.remaining = self.limit
             self.reset_at = time.time() + self.reset_in
@@ -205,7 +254,7 @@ class FakeGitHub:
             return 403, self._rate_headers(), {"message": "API rate limit exceeded for user."}
         if kind == "graphql" and method == "POST":
             self.remaining -= 1
-            return self._graphql(body)
+            return self._graphql(body, authorization)
         if method != "GET":
             return 404, {}, {"message": "Not Found"}
         status, headers, payload = self._rest(path, query)
@@ -287,7 +336,7 @@ class FakeGitHub:
 
     # ---- GraphQL ----
 
-    def _graphql(self, body):
+    def _graphql(self, body, authorization=""):
         try:
             request = json.loads(body)
             document = parse(request["query"])
@@ -313,26 +362,38 @@ class FakeGitHub:
             document,
             root_value=root,
             variable_values=request.get("variables") or {},
-            field_resolver=_resolve,
+            field_resolver=self._resolve,
         )
         payload = {"data": result.data}
         if result.errors:
             payload["errors"] = [
                 {
-                    "message": e.message,
+                    "message": _echo(e.message, authorization),
                     "path": e.path,
-                    "type": "NOT_FOUND" if isinstance(e.original_error, LookupError) else None,
+                    "type": _error_type(e.original_error),
                 }
                 for e in result.errors
             ]
         return 200, self._rate_headers(), payload
+
+    def _resolve(self, source, info, **args):
+        if isinstance(source, dict):
+            for failure in self.field_failures:
+                if (
+                    failure.field == info.field_name
+                    and failure.typename == source.get("__typename")
+                    and (failure.when is None or failure.when(source))
+                ):
+                    raise FieldFailed(failure.message, failure.type)
+        value = source.get(info.field_name) if isinstance(source, dict) else None
+        return value(**args) if callable(value) else value
 
     def _gql_repo(self, owner, name):
         repo = self.repos.get(f"{owner}/{name}")
         if repo is None:
             raise LookupError(f"Could not resolve to a Repository with the name '{owner}/{name}'.")
         return {
-            "databaseId": 1,
+            "databaseId": REPOSITORY_ID,
             "nameWithOwner": repo.full_name,
             "url": f"https://github.com/{repo.full_name}",
             "defaultBranchRef": {"name": "main"},
@@ -365,6 +426,7 @@ class FakeGitHub:
             "__typename": "Issue",
             "id": issue["node_id"],
             "databaseId": issue["id"],
+            "fullDatabaseId": issue["id"],
             "number": number,
             "title": issue["title"],
             "body": issue.get("body") or "",
@@ -399,9 +461,11 @@ class FakeGitHub:
     def _gql_pr(self, repo, number):
         pr = repo.pulls.get(number, {})
         issue = repo.issues.get(number, {})
+        github_id = issue.get("id", PULL_REQUEST_ID_BASE + number)
         return {
             "__typename": "PullRequest",
-            "databaseId": issue.get("id", number),
+            "databaseId": github_id,
+            "fullDatabaseId": github_id,
             "number": number,
             "title": issue.get("title", f"PR {number}"),
             "body": issue.get("body", ""),
@@ -411,16 +475,22 @@ class FakeGitHub:
             "additions": pr.get("additions", 5),
             "deletions": pr.get("deletions", 1),
             "repository": {"nameWithOwner": repo.full_name},
-            "mergeCommit": {"oid": pr["merge_commit_sha"]} if pr.get("merge_commit_sha") else None,
+            "mergeCommit": (
+                self._gql_commit(repo, pr["merge_commit_sha"])
+                if pr.get("merge_commit_sha")
+                else None
+            ),
             "labels": lambda first, **_: {
                 "nodes": [{"name": n} for n in pr.get("labels", [])][:first]
             },
         }
 
     def _gql_commit(self, repo, sha):
+        # A commit the test did not describe (a merge commit named by a PR) still has what
+        # GitHub never leaves out.
         commit = repo.commits.get(sha) or {"sha": sha, "commit": {"message": ""}}
         stats = commit.get("stats") or {}
-        author = (commit.get("commit") or {}).get("author") or {}
+        author = (commit.get("commit") or {}).get("author") or {"date": "2021-01-01T00:00:00Z"}
         return {
             "__typename": "Commit",
             "oid": sha,
@@ -500,9 +570,23 @@ class RemoteFake:
         self._process.join(timeout=10)
 
 
-def _resolve(source, info, **args):
-    value = source.get(info.field_name) if isinstance(source, dict) else None
-    return value(**args) if callable(value) else value
+def _echo(value, authorization: str):
+    """`value` with "{authorization}" in its texts replaced by the Authorization header."""
+    if isinstance(value, str):
+        return value.replace("{authorization}", authorization)
+    if isinstance(value, list):
+        return [_echo(item, authorization) for item in value]
+    if isinstance(value, dict):
+        return {key: _echo(item, authorization) for key, item in value.items()}
+    return value
+
+
+def _error_type(error) -> str | None:
+    if isinstance(error, LookupError):
+        return "NOT_FOUND"
+    if isinstance(error, FieldFailed):
+        return error.kind
+    return None
 
 
 def _connection(items, first, after, convert):
@@ -518,7 +602,9 @@ def _connection(items, first, after, convert):
 
 def _gql_comment(comment):
     return {
+        "__typename": "IssueComment",
         "databaseId": comment["id"],
+        "fullDatabaseId": comment["id"],
         "author": _actor(comment.get("user")),
         "body": comment.get("body") or "",
         "createdAt": comment["created_at"],

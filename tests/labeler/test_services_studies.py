@@ -318,3 +318,28 @@ def test_members_add_names_unknown_users_under_usernames(reports):
         study_members_add(study=study, usernames=["nobody"], role="annotator")
 
     assert list(error.value.message_dict) == ["usernames"]
+
+
+def test_drawn_reports_get_their_fix_commits_patches_once_the_draw_commits(
+    reports, monkeypatch, django_capture_on_commit_callbacks
+):
+    from mining import tasks as mining_tasks
+    from mining.models import Commit
+    from tests.mining.factories import CommitFactory, FixLinkFactory
+
+    for report in reports[:30]:
+        commit = CommitFactory(repository=report.repository, files=[], files_fetched=False)
+        FixLinkFactory(report=report, commit=commit)
+    fetched = []
+    monkeypatch.setattr(
+        mining_tasks.commit_patches_fetch,
+        "apply_async",
+        lambda args: fetched.extend(args[0]),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        study, _ = create(sample=SampleSpec(mode=SampleMode.SIZE, size=20))
+        assert fetched == []  # nothing before the draw commits
+    # The fix commits of the drawn reports, and of no other report.
+    drawn = study.items.values_list("report_id", flat=True)
+    expected = Commit.objects.filter(fix_links__report_id__in=drawn).values_list("pk", flat=True)
+    assert fetched and sorted(fetched) == sorted(expected)

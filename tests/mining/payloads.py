@@ -1,9 +1,19 @@
 """GitHub-shaped payloads for tests (REST objects as the API returns them)."""
 
 import datetime as dt
+import hashlib
 
 T0 = dt.datetime(2021, 1, 1, tzinfo=dt.UTC)
 API = "https://api.github.com"
+# GitHub's ids of issues and comments have passed 2^31 (e.g. comment 3436247006): the test
+# data uses such ids, so a 32-bit assumption anywhere fails a test.
+ISSUE_ID_BASE = 3_100_000_000
+COMMENT_ID_BASE = 3_436_247_006
+
+
+def comment_id(k: int) -> int:
+    """The GitHub id of the test comment made with rest_comment(k)."""
+    return COMMENT_ID_BASE + k
 
 
 def iso(when: dt.datetime) -> str:
@@ -36,7 +46,7 @@ def rest_issue(
         "url": f"{api}/repos/{repo}/issues/{number}",
         "repository_url": f"{api}/repos/{repo}",
         "html_url": f"https://github.com/{repo}/issues/{number}",
-        "id": 100000 + number,
+        "id": ISSUE_ID_BASE + number,
         "node_id": f"I_{number}",
         "number": number,
         "title": title or f"Issue {number}",
@@ -61,10 +71,11 @@ def rest_issue(
     return issue
 
 
-def rest_comment(github_id, *, user="bob", hours=1, body="me too", issue_number=7):
+def rest_comment(k, *, user="bob", hours=1, body="me too", issue_number=7):
+    """A comment whose GitHub id is comment_id(k)."""
     created = T0 + dt.timedelta(days=issue_number % 100, hours=hours)
     return {
-        "id": github_id,
+        "id": comment_id(k),
         "user": None if user is None else {"login": user},
         "body": body,
         "created_at": iso(created),
@@ -73,8 +84,17 @@ def rest_comment(github_id, *, user="bob", hours=1, body="me too", issue_number=
 
 
 def rest_commit(sha, message, *, additions=10, deletions=2, repo="octo/repo", api=API):
+    parent = hashlib.sha1(sha.encode()).hexdigest()  # noqa: S324 (a made-up sha, not a hash)
     return {
         "sha": sha,
+        "node_id": f"C_{sha[:20]}",
+        "parents": [
+            {
+                "sha": parent,
+                "url": f"{api}/repos/{repo}/commits/{parent}",
+                "html_url": f"https://github.com/{repo}/commit/{parent}",
+            }
+        ],
         "url": f"{api}/repos/{repo}/commits/{sha}",
         "html_url": f"https://github.com/{repo}/commit/{sha}",
         "commit": {"message": message, "author": {"name": "Dev", "date": iso(T0)}},

@@ -96,6 +96,19 @@ def test_import_actions_need_manage_imports(request, api_as, role, allowed, fake
         assert client.get(f"/api/imports/{job.pk}/").status_code == 403
 
 
+def test_an_import_job_may_ask_for_patches_during_the_import(api_as, lead, fake_github):
+    client = api_as(lead)
+    lazy = client.post("/api/imports/", {"repository": "octo/a"}, format="json").json()
+    assert lazy["patches"] == "lazy"
+    job = client.post("/api/imports/", {"repository": "octo/b", "patches": "all"}, format="json")
+    assert job.json()["patches"] == "all"
+    client.post(f"/api/imports/{job.json()['id']}/cancel/")
+    rerun = client.post(f"/api/imports/{job.json()['id']}/rerun/").json()
+    assert rerun["patches"] == "all"
+    bad = client.post("/api/imports/", {"repository": "octo/c", "patches": "some"}, format="json")
+    assert bad.status_code == 400 and "patches" in bad.json()["fields"]
+
+
 def test_import_create_validation_message(api_as, lead):
     response = api_as(lead).post("/api/imports/", {"repository": "bad"}, format="json")
     assert response.status_code == 400

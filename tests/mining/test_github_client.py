@@ -1,9 +1,11 @@
+import logging
 import time
 
 import pytest
+from graphql import TypeInfo, TypeInfoVisitor, Visitor, parse, visit
 
 from mining import github_client
-from tests.fakegithub.server import validate_query
+from tests.fakegithub.server import github_schema, validate_query
 from tests.mining import payloads
 
 
@@ -152,3 +154,122 @@ def test_forbidden_without_rate_limit_message_is_an_error_not_a_wait(fake_github
     with pytest.raises(github_client.GitHubError, match="403: Resource not accessible"):
         client.rest_get("/repos/octo/sec/issues")
     assert clock.sleeps == []
+
+
+def test_queries_ask_for_64_bit_ids_wherever_the_schema_has_them():
+    """Every type the queries read that has `fullDatabaseId` is asked for it, never for its
+    32-bit `databaseId` (Repository has no fullDatabaseId)."""
+    schema = github_schema()
+    queries = [github_client.ISSUES_QUERY, github_client.more_items_query(["comments"])]
+    queries.append(github_client.more_items_query(list(github_client.CONNECTIONS)))
+    asked: dict[str, set[str]] = {}
+
+    class Fields(Visitor):
+        def __init__(self, info):
+            super().__init__()
+            self.info = info
+
+        def enter_field(self, node, *_):
+            parent = self.info.get_parent_type()
+            if parent is not None:
+                asked.setdefault(parent.name, set()).add(node.name.value)
+
+    for query in queries:
+        info = TypeInfo(schema)
+        visit(parse(query), TypeInfoVisitor(info, Fields(info)))
+    with_full = {
+        name for name in asked if "fullDatabaseId" in getattr(schema.type_map[name], "fields", {})
+    }
+    assert {"Issue", "IssueComment", "PullRequest"} <= with_full
+    for name in with_full:
+        assert "fullDatabaseId" in asked[name] and "databaseId" not in asked[name], name
+    assert "fullDatabaseId" not in schema.type_map["Repository"].fields
+
+
+def test_a_32_bit_id_field_fails_where_githubs_ids_passed_2_31(fake_github):
+    """The fake answers as GitHub does: `databaseId` of a comment past 2^31 is an error."""
+    repo = fake_github.repo("octo/ids")
+    repo.issues[1] = payloads.rest_issue(1, repo="octo/ids", api=fake_github.url, comments=1)
+    repo.comments[1] = [payloads.rest_comment(0, issue_number=1)]
+    client = github_client.GitHubClient(
+        api_url=fake_github.url, tokens=[], budget=github_client.TokenBudget(None, 5)
+    )
+    query = """query { repository(owner: "octo", name: "ids") { issues(first: 1) { nodes {
+        comments(first: 1) { nodes { databaseId fullDatabaseId } } } } } }"""
+    data, errors = client.graphql(query, {})
+    comment = data["repository"]["issues"]["nodes"][0]["comments"]["nodes"][0]
+    assert comment == {"databaseId": None, "fullDatabaseId": str(payloads.comment_id(0))}
+    assert payloads.comment_id(0) > 2**31
+    assert [(e.where(), e.message) for e in errors] == [
+        (
+            "repository.issues.nodes.0.comments.nodes.0.databaseId",
+            f"Int cannot represent non 32-bit signed integer value: {payloads.comment_id(0)}",
+        )
+    ]
+
+
+def test_an_unreachable_github_says_so_after_every_try(settings):
+    clock = Clock()
+    client = github_client.GitHubClient(
+        api_url="http://127.0.0.1:1",
+        tokens=[],
+        budget=github_client.TokenBudget(None, 5),
+        server_error_retries=5,
+        sleep=clock.sleep,
+        clock=clock,
+    )
+    with pytest.raises(github_client.NetworkError) as raised:
+        client.rest_get("/repos/octo/x/issues")
+    assert str(raised.value) == "could not reach http://127.0.0.1:1: connection refused, 6 tries"
+    assert raised.value.status is None and len(clock.sleeps) == 5
+
+
+def test_a_request_without_a_token_that_github_refuses_says_a_token_is_needed(fake_github):
+    fake_github.fail_next(401, body={"message": "This endpoint requires you to be authenticated."})
+    client = client_with_clock(fake_github, Clock())
+    with pytest.raises(github_client.BadCredentialsError, match=r"without a token.*GITHUB_TOKENS"):
+        client.graphql("query { viewer { login } }", {})
+
+
+SECRET = "ghp_echoedSecretToken0123456789abcdef"
+
+
+def echoing_client(fake_github):
+    fake_github.valid_tokens = None
+    return github_client.GitHubClient(
+        api_url=fake_github.url,
+        tokens=[SECRET],
+        budget=github_client.TokenBudget(None, 5),
+        server_error_retries=1,
+        retry_backoff_seconds=0,
+    )
+
+
+@pytest.mark.parametrize("status", [403, 404, 410, 422, 500])
+def test_an_error_answer_echoing_the_request_never_carries_the_token(fake_github, status, caplog):
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="github")
+    client = echoing_client(fake_github)
+    body = {"message": "Denied. You sent Authorization: {authorization} " + "x" * 150}
+    fake_github.fail_next(status, body=body, times=2)
+    with pytest.raises(github_client.GitHubError) as raised:
+        client.rest_get("/repos/octo/x/issues")
+    assert fake_github.requests()[0].status == status
+    text = str(raised.value)
+    assert SECRET not in text and SECRET[4:20] not in text
+    if status != 404:  # a 404 says "not found" and nothing of the answer
+        assert "You sent Authorization: token [redacted]" in text
+    assert SECRET not in caplog.text and SECRET[4:20] not in caplog.text
+
+
+def test_a_graphql_error_echoing_the_request_never_carries_the_token(fake_github, caplog):
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="github")
+    client = echoing_client(fake_github)
+    fake_github.fail_next(
+        200, body={"errors": [{"message": "Bad request from {authorization}"}], "data": None}
+    )
+    with pytest.raises(github_client.GitHubError) as raised:
+        client.graphql("query { viewer { login } }", {})
+    assert str(raised.value) == "GitHub GraphQL error: Bad request from token [redacted]"
+    assert SECRET not in caplog.text

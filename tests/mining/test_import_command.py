@@ -81,3 +81,38 @@ def test_import_github_json_for_several_repositories_adds_them_up(fake_github, c
     assert summary["api_requests"] == sum(job["api_requests"] for job in summary["jobs"]) > 0
     assert summary["rate_limit_waits"] == 0 and summary["fix_links"] == {}
     assert summary["errors"] == ["octo/gone: Not found on GitHub (404)"]
+
+
+@pytest.mark.parametrize(
+    ("option", "patches", "commit_requests"),
+    [([], "lazy", 0), (["--patches"], "candidates", 1), (["--patches", "all"], "all", 2)],
+)
+def test_import_github_patches_fetches_them_during_the_import_when_asked(
+    fake_github, capsys, option, patches, commit_requests
+):
+    repo = github_data.add_issues(fake_github, "octo/repo", 3)
+    repo.issues[1]["title"] = "Training got slower"
+    for number, sha in ((1, "a" * 40), (2, "b" * 40)):
+        github_data.add_commit(fake_github, "octo/repo", sha, f"Fix #{number}")
+        repo.timeline[number] = [{"event": "closed", "commit_id": sha}]
+    call_command("import_github", "octo/repo", "--wait", "--json", *option)
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["status"], summary["patches"]) == ("done", patches)
+    requests = [e for e in fake_github.requests() if "/commits/" in e.path]
+    assert len(requests) == commit_requests
+    assert summary["api_requests"] == 1 + commit_requests
+
+
+def test_the_summary_says_what_github_answered_errors_for(fake_github, capsys):
+    github_data.add_issues(fake_github, "octo/repo", 3, comments=1)
+    fake_github.fail_graphql_field(
+        "IssueComment", "author", "Resource not accessible", when=lambda c: True
+    )
+    call_command("import_github", "octo/repo", "--wait", "--json")
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["status"] == "done" and summary["reports"] == 3
+    assert [error["item"] for error in summary["errors"]] == ["#1", "#2", "#3"]
+    assert summary["errors"][0]["reason"] == (
+        "incomplete: GitHub answered an error for comments.nodes.0.author "
+        "(Resource not accessible); the rest of the report is stored"
+    )

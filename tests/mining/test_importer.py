@@ -1,4 +1,6 @@
 import datetime as dt
+import json
+import logging
 import time
 
 import pytest
@@ -6,9 +8,9 @@ import pytest
 from mining import importer, tasks
 from mining.github_client import TokenBudget
 from mining.models import BugReport, Comment, FixLink, ImportJob
-from mining.services.import_jobs import import_job_cancel, import_job_create
+from mining.services.import_jobs import import_job_cancel, import_job_create, import_job_update
 from tests.mining import github_data
-from tests.mining.payloads import rest_issue
+from tests.mining.payloads import comment_id, rest_issue
 
 pytestmark = pytest.mark.django_db
 REPO = "octo/repo"
@@ -282,7 +284,10 @@ def test_rest_lists_comments_per_report_when_that_is_cheaper(fake_github):
     assert paths.count(f"/repos/{REPO}/issues/2/comments") == 2
     assert f"/repos/{REPO}/issues/comments" not in paths
     # A full per-report listing also finds the comment deleted on GitHub.
-    assert sorted(Comment.objects.values_list("github_id", flat=True)) == [21, 22]
+    assert sorted(Comment.objects.values_list("github_id", flat=True)) == [
+        comment_id(21),
+        comment_id(22),
+    ]
 
 
 def test_rest_rerun_sends_the_etag_and_a_304_is_free(fake_github):
@@ -363,7 +368,9 @@ def test_malformed_comment_on_a_later_page_skips_the_whole_report_graphql(fake_g
     assert job.status == ImportJob.Status.DONE, job.error_reason
     # Report #2 is left out entirely (no report, no comments, no links), the others stored.
     assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 3]
-    assert not Comment.objects.filter(github_id__gte=2000, github_id__lt=2060).exists()
+    assert not Comment.objects.filter(
+        github_id__gte=comment_id(2000), github_id__lt=comment_id(2060)
+    ).exists()
     assert job.skipped_items == [
         {"item": "#2", "reason": "malformed: createdAt: not an ISO 8601 datetime: 'not a date'"}
     ]
@@ -376,7 +383,7 @@ def test_malformed_issue_node_is_skipped_with_reason_graphql(fake_github):
     job = run()
     assert job.status == ImportJob.Status.DONE, job.error_reason
     assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 2]
-    assert not Comment.objects.filter(github_id__in=[3000, 3001]).exists()
+    assert not Comment.objects.filter(github_id__in=[comment_id(3000), comment_id(3001)]).exists()
     assert job.skipped_items[0]["item"] == "#3"
     assert "createdAt" in job.skipped_items[0]["reason"]
 
@@ -463,9 +470,6 @@ def test_missing_repository_reason_uses_githubs_graphql_message(fake_github):
 def test_bad_token_never_reaches_logs_job_records_or_the_api(
     fake_github, settings, caplog, api, api_as, lead
 ):
-    import json
-    import logging
-
     from mining.serializers import ImportJobSerializer
 
     github_data.add_issues(fake_github, REPO, 2)
@@ -489,12 +493,200 @@ def test_issue_deleted_before_its_next_comments_page_keeps_the_first_page(fake_g
     repo.issues[1]["comments"] = 70
     original = importer.JobRun.more_items
 
-    def delete_then_read_more(self, page, pending):
+    def delete_then_read_more(self, page, pending, incomplete):
         del repo.issues[1]  # gone from GitHub between the issue page and the follow-up query
-        original(self, page, pending)
+        original(self, page, pending, incomplete)
 
     monkeypatch.setattr(importer.JobRun, "more_items", delete_then_read_more)
     job = run()
     assert job.status == ImportJob.Status.DONE, job.error_reason
     assert Comment.objects.filter(report__number=1).count() == 50
     assert job.skipped_items == [{"item": "#1", "reason": "only the first page of comments read"}]
+
+
+@pytest.mark.parametrize("api", ["graphql", "rest"])
+def test_githubs_ids_past_2_31_are_stored_exactly(fake_github, api):
+    from mining.models import PullRequest, Repository
+    from tests.fakegithub.server import PULL_REQUEST_ID_BASE, REPOSITORY_ID
+    from tests.mining.payloads import ISSUE_ID_BASE
+
+    repo = github_data.add_issues(fake_github, REPO, 3, comments=2)
+    repo.issues[4] = rest_issue(4, repo=REPO, api=fake_github.url, pull_request=True)
+    repo.closing_prs[2] = [4]
+    repo.pulls[4] = {"merged": True}
+    job = run(api)
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert job.skipped_items == []
+    reports = dict(BugReport.objects.values_list("number", "github_id"))
+    assert reports == {n: ISSUE_ID_BASE + n for n in (1, 2, 3)} and ISSUE_ID_BASE > 2**31
+    assert sorted(Comment.objects.filter(report__number=2).values_list("github_id", flat=True)) == [
+        comment_id(2000),
+        comment_id(2001),
+    ]
+    assert PullRequest.objects.get(number=4).github_id == ISSUE_ID_BASE + 4
+    if api == "graphql":
+        assert Repository.objects.get(full_name=REPO).github_id == REPOSITORY_ID
+    # A pull request GitHub's issue listing never showed: its id as GraphQL gives it.
+    repo.closing_prs[3] = [77]
+    github_data.touch(fake_github, REPO, 3, dt.datetime(2030, 1, 1, tzinfo=dt.UTC))
+    assert run("graphql").status == ImportJob.Status.DONE
+    assert PullRequest.objects.get(number=77).github_id == PULL_REQUEST_ID_BASE + 77
+
+
+def test_a_graphql_error_on_one_issues_field_keeps_the_page_and_says_so(fake_github):
+    repo = github_data.add_issues(fake_github, REPO, 5, comments=2)
+    sha = "b" * 40
+    github_data.add_commit(fake_github, REPO, sha, "Fix #2")
+    repo.timeline[2] = [{"event": "closed", "commit_id": sha}]
+    assert run().status == ImportJob.Status.DONE
+    assert FixLink.objects.filter(report__number=2).count() == 1
+    # Next run: GitHub answers an error for #2's timeline source and #4's comments.
+    for number in (2, 4):
+        github_data.touch(fake_github, REPO, number, dt.datetime(2030, 1, number, tzinfo=dt.UTC))
+    repo.issues[2]["title"] = "Now slower"
+    repo.comments[4][0]["body"] = "edited"
+    fake_github.fail_graphql_field(
+        "ClosedEvent", "closer", "Resource not accessible by integration", type="FORBIDDEN"
+    )
+    fake_github.fail_graphql_field(
+        "IssueComment", "body", "Something went wrong", when=lambda c: c["body"] == "edited"
+    )
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert job.reports_done == 2
+    assert BugReport.objects.get(number=2).title == "Now slower"
+    # What did not come is not taken for gone: #2 keeps its link, #4 its two comments.
+    assert FixLink.objects.filter(report__number=2).count() == 1
+    assert Comment.objects.filter(report__number=4).count() == 2
+    assert job.skipped_items == [
+        {
+            "item": "#2",
+            "reason": "incomplete: GitHub answered an error for timelineItems.nodes.0.closer "
+            "(FORBIDDEN: Resource not accessible by integration); the rest of the report is "
+            "stored",
+        },
+        {
+            "item": "#4",
+            "reason": "incomplete: GitHub answered an error for comments.nodes.0.body "
+            "(Something went wrong); the rest of the report is stored",
+        },
+    ]
+
+
+def test_an_issue_graphql_sends_as_null_is_recorded_and_asked_for_again(fake_github):
+    github_data.add_issues(fake_github, REPO, 5)
+    fake_github.fail_graphql_field(
+        "Issue", "title", "Something went wrong", when=lambda issue: issue["number"] == 3
+    )
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert sorted(BugReport.objects.values_list("number", flat=True)) == [1, 2, 4, 5]
+    assert job.skipped_items == [
+        {
+            "item": "issue 3 of a page",
+            "reason": "not imported: GitHub answered an error for title (Something went wrong)",
+        }
+    ]
+    # The next incremental run starts at or before the lost issue, so it comes then.
+    sync = job.repository.sync
+    sync.refresh_from_db()
+    assert sync.issues_updated_until == BugReport.objects.get(number=2).updated_at
+    fake_github.field_failures.clear()
+    again = run()
+    assert again.status == ImportJob.Status.DONE and again.reports_done == 1
+    assert BugReport.objects.filter(number=3).exists()
+
+
+def test_an_error_on_a_later_comments_page_keeps_the_stored_comments(fake_github):
+    repo = github_data.add_issues(fake_github, REPO, 2)
+    repo.comments[1] = [github_data.rest_comment(k, issue_number=1) for k in range(70)]
+    repo.issues[1]["comments"] = 70
+    assert run().status == ImportJob.Status.DONE
+    assert Comment.objects.filter(report__number=1).count() == 70
+    repo.comments[1][60]["body"] = "edited"
+    github_data.touch(fake_github, REPO, 1, dt.datetime(2030, 1, 1, tzinfo=dt.UTC))
+    fake_github.fail_graphql_field(
+        "IssueComment", "body", "timeout", when=lambda c: c["body"] == "edited"
+    )
+    job = run()
+    assert job.status == ImportJob.Status.DONE, job.error_reason
+    assert Comment.objects.filter(report__number=1).count() == 70
+    assert job.skipped_items == [
+        {
+            "item": "#1",
+            "reason": "incomplete: GitHub answered an error for comments.nodes.10.body "
+            "(timeout); the rest of the report is stored",
+        }
+    ]
+
+
+ECHOED = "ghp_secretTokenTheProxyEchoes0123456789"
+
+
+@pytest.mark.parametrize(
+    ("api", "status"),
+    [("rest", 403), ("rest", 404), ("rest", 422), ("rest", 500), ("graphql", 200)],
+)
+def test_an_echoed_token_reaches_no_record_page_api_admin_or_log(
+    fake_github, settings, caplog, client, admin_user, api_as, lead, api, status
+):
+    caplog.set_level(logging.DEBUG)
+    settings.GITHUB_TOKENS = [ECHOED]
+    settings.GITHUB_SERVER_ERROR_RETRIES = 1
+    github_data.add_issues(fake_github, REPO, 3)
+    echo = {"message": "Rejected request with Authorization: {authorization}"}
+    if api == "graphql":
+        # One node's error (recorded as skipped), then a whole query's (the job fails).
+        fake_github.fail_graphql_field(
+            "Issue", "title", echo["message"], when=lambda issue: issue["number"] == 2
+        )
+        fake_github.fail_next(200, body={"errors": [echo]}, when=lambda p: p == "/graphql")
+    else:
+        fake_github.fail_next(status, body=echo, times=2)
+    first = run(api)
+    assert first.status == ImportJob.Status.FAILED
+    if api == "graphql":
+        fake_github.failures.clear()
+        assert run(api).status == ImportJob.Status.DONE
+    texts = [
+        json.dumps(list(ImportJob.objects.values("error_reason", "skipped_items"))),
+        client_page(client, admin_user, "/imports/"),
+        api_as(lead).get("/api/imports/").content.decode(),
+        client_page(client, admin_user, "/admin/mining/importjob/"),
+        *[client_page(client, admin_user, f"/admin/mining/importjob/{job.pk}/change/")
+          for job in ImportJob.objects.all()],
+        caplog.text,
+    ]  # fmt: skip
+    # The answer's text is kept, without the token (a 404 keeps nothing of it).
+    assert status == 404 or any("Authorization: token [redacted]" in text for text in texts[:2])
+    for text in texts:
+        assert ECHOED not in text and ECHOED[4:20] not in text
+
+
+def client_page(client, user, url: str) -> str:
+    client.force_login(user)
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.content.decode()
+
+
+def test_job_text_quoting_a_token_is_stored_redacted_whatever_wrote_it(settings):
+    from tests.mining.factories import ImportJobFactory
+
+    settings.GITHUB_TOKENS = [ECHOED]
+    job = ImportJobFactory(error_reason=f"token {ECHOED}", skipped_items=[{"reason": ECHOED}])
+    import_job_update(job_id=job.pk, error_reason=f"Bearer {ECHOED}")
+    job.refresh_from_db()
+    assert job.error_reason == "Bearer [redacted]"
+    assert job.skipped_items == [{"reason": "[redacted]"}]
+
+
+def test_an_unreachable_github_fails_the_job_saying_so(settings, db):
+    settings.GITHUB_API_URL = "http://127.0.0.1:1"
+    settings.GITHUB_SERVER_ERROR_RETRIES = 5
+    settings.GITHUB_RETRY_BACKOFF_SECONDS = 0.001
+    job = run()
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error_reason == (
+        f"{REPO}: could not reach http://127.0.0.1:1: connection refused, 6 tries"
+    )

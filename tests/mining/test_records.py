@@ -144,3 +144,43 @@ def test_a_callers_bug_is_not_passed_off_as_a_malformed_payload():
         records.extend_report_from_graphql(
             report, "reviews", [], repo_full_name="o/r", related=records.Page()
         )
+
+
+COMMENT = {"author": None, "body": "x", "createdAt": "2024-01-02T03:04:05Z"}
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"), [("3436247006", 3436247006), (3436247006, 3436247006), ("7", 7)]
+)
+def test_graphql_bigint_ids_are_read_whole(value, stored):
+    assert records.comment_from_graphql({**COMMENT, "fullDatabaseId": value}).github_id == stored
+    issue = records.report_from_graphql(graphql_issue(fullDatabaseId=value), repo_full_name="o/r")
+    assert issue[0].github_id == stored
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("12a", "fullDatabaseId: not an id: '12a'"),
+        ("-5", "fullDatabaseId: not an id: '-5'"),
+        ("\u0663", "fullDatabaseId: not an id: '\u0663'"),  # a digit, but not an ASCII one
+        (0, "fullDatabaseId: id out of range: 0"),
+        (str(2**63), f"fullDatabaseId: id out of range: {2**63}"),
+        (None, "fullDatabaseId: missing"),
+        (1.5, "fullDatabaseId: expected int or str, got float"),
+    ],
+)
+def test_a_graphql_id_that_is_no_id_is_malformed(value, message):
+    with pytest.raises(records.MalformedPayloadError) as raised:
+        records.comment_from_graphql({**COMMENT, "fullDatabaseId": value})
+    assert str(raised.value) == message
+
+
+def test_rest_and_offline_ids_past_2_31_are_read_whole():
+    from tests.mining import payloads
+
+    issue = payloads.rest_issue(5, comments_data=[payloads.rest_comment(1, issue_number=5)])
+    _, page = records.page_from_file_issue(issue, patch_limit=100)
+    report = page.reports[0]
+    assert report.github_id == payloads.ISSUE_ID_BASE + 5 > 2**31
+    assert report.comments[0].github_id == payloads.comment_id(1) > 2**31

@@ -157,3 +157,26 @@ def test_report_page_shows_its_dates_and_a_pull_request_no_import_fetched(client
     assert "maintainer · 2021-01-06 12:00</p>" in page
     pull = f"https://github.com/{report.repository.full_name}/pull/7"
     assert f'<a href="{pull}" rel="noopener noreferrer">#7</a>  (not imported)' in page
+
+
+def test_import_page_says_before_any_job_what_no_token_means(client, lead, settings):
+    client.force_login(lead)
+    settings.GITHUB_TOKENS = []
+    page = client.get("/imports/").content.decode()
+    assert "No <code>GITHUB_TOKENS</code> is set" in page and "60 requests an hour" in page
+    settings.GITHUB_TOKENS = ["ghp_configured_token_value"]
+    page = client.get("/imports/").content.decode()
+    assert "GITHUB_TOKENS</code> is set" not in page and "ghp_configured" not in page
+
+
+def test_import_page_keeps_what_was_typed_after_an_error(client, lead):
+    client.force_login(lead)
+    response = client.post(
+        "/imports/start/", {"repository": "not a repository", "api": "rest", "state": "closed"}
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "is not OWNER/NAME" in page
+    assert 'value="not a repository"' in page
+    assert '<option value="rest" selected>' in page and '<option value="closed" selected>' in page
+    assert not ImportJob.objects.exists()

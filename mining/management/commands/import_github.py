@@ -27,6 +27,7 @@ def job_summary(job: ImportJob) -> dict:
         "job": job.pk,
         "repository": job.repository.full_name,
         "api": job.api,
+        "patches": job.patches,
         "status": job.status,
         "reports": job.reports_done,
         "pull_requests_skipped": job.pull_requests_skipped,
@@ -68,6 +69,17 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="Follow the jobs to the end.")
         parser.add_argument("--json", action="store_true", help="Print a JSON summary.")
         parser.add_argument("--from-file", help="Import GitHub API objects from a JSONL file.")
+        parser.add_argument(
+            "--patches",
+            nargs="?",
+            const=ImportJob.Patches.CANDIDATES,
+            choices=[ImportJob.Patches.CANDIDATES, ImportJob.Patches.ALL],
+            help=(
+                "Fetch fix commits' per-file patches during the import (REST, one request per "
+                "commit): of candidate reports (the default of --patches) or of all. Without "
+                "it they come when a report enters a study or is opened."
+            ),
+        )
 
     def handle(self, *args, **options):
         if options["from_file"]:
@@ -88,6 +100,7 @@ class Command(BaseCommand):
                     api=options["api"],
                     issue_state=options["state"],
                     since=options["since"],
+                    patches=options["patches"],
                 )
             except ValidationError as exc:
                 raise CommandError(f"{name}: {'; '.join(exc.messages)}") from exc

@@ -8,6 +8,7 @@ import pytest
 
 from labeler.models import StudyItem
 from labeler.services.assignment import assignment_next, assignment_submit
+from mining.models import Commit
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
 from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
 from tests.labeler.views.submissions import OTHER_LABELS, submitted
@@ -229,3 +230,19 @@ def test_only_leads_see_the_items_page(client, study, annotator, researcher):
     for user in (annotator, researcher):
         client.force_login(user)
         assert client.get("/studies/perf/items/").status_code == 403
+
+
+def test_report_json_says_when_patches_are_being_fetched(client, study, annotator):
+    assignment = assignment_next(study=study, user=annotator)
+    commit, _ = report_with_fix(assignment.item.report)
+    client.force_login(annotator)
+    url = f"/studies/perf/items/{assignment.item_id}/report/"
+    assert client.get(url).json()["patches"] == {"pending": False, "error": ""}
+    Commit.objects.filter(pk=commit.pk).update(files_fetched=False, files=[])
+    # The fetch is queued (it runs once this test's transaction would commit): pending.
+    assert client.get(url).json()["patches"] == {"pending": True, "error": ""}
+    Commit.objects.filter(pk=commit.pk).update(files_error="could not reach GitHub")
+    assert client.get(url).json()["patches"] == {
+        "pending": False,
+        "error": "could not reach GitHub",
+    }

@@ -26,3 +26,13 @@ def test_import_job_create_checks_its_input_and_records_who_started_it(lead):
     rerun = import_job_rerun(job_id=job.pk)
     assert rerun.pk != job.pk and rerun.repository_id == job.repository_id
     assert rerun.created_by is None  # the command line
+
+
+def test_an_import_job_refuses_a_patches_setting_it_does_not_know(settings):
+    settings.MINING_FETCH_PATCHES = "none"
+    with pytest.raises(ValidationError) as raised:
+        import_job_create(repository_full_name="octo/repo")
+    assert raised.value.message_dict == {
+        "patches": ["MINING_FETCH_PATCHES=none: expected lazy, candidates, all"]
+    }
+    assert import_job_create(repository_full_name="octo/repo", patches="all").patches == "all"
