@@ -1,0 +1,781 @@
+"""Agreement between annotators on one dimension: plain data in, JSON-ready numbers out.
+
+No Django here: `agreement()` takes `{item: {username: value}}` and returns a dict of plain
+Python numbers, strings and lists. A missing annotator in an item's mapping is a missing
+rating; every statistic handles missing ratings, and the counts say how many items and
+pairs each one used. A statistic that cannot be computed is None with an entry in `notes`
+saying why; nothing is NaN.
+
+The work is done by `agreement_from_codes()` on an integer matrix (items x annotators,
+-1 = missing), so a caller that already holds codes (a database read) skips the dict.
+
+Methods (q = the number of distinct values observed, r_i = ratings of item i):
+
+- Percent agreement: mean over the items with two or more ratings of the share of agreeing
+  annotator pairs, sum_k r_ik (r_ik - 1) / (r_i (r_i - 1)).
+- Cohen's kappa for each pair of annotators on the items both rated, with the large-sample
+  standard error of Fleiss, Cohen & Everitt (1969) (not the one under the null hypothesis):
+  ci95 = kappa +- 1.96 SE, clipped to [-1, 1]. mean_cohen_kappa is the plain mean over the
+  pairs whose kappa is defined (Light's kappa when every pair rated the same items).
+- Fleiss' kappa generalised to items with different numbers of ratings (Gwet, Handbook of
+  Inter-Rater Reliability, 4th ed., ch. 2): p_a as in percent agreement; category shares
+  pi_k = mean over items with at least one rating of r_ik / r_i; p_e = sum_k pi_k^2. With
+  the same number of ratings on every item this is Fleiss (1971).
+- Gwet's AC1: the same p_a and pi_k, p_e = sum_k pi_k (1 - pi_k) / (q - 1).
+- Krippendorff's alpha (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability"):
+  1 - (n - 1) sum_u [sum_{i != j} d(v_ui, v_uj) / (m_u - 1)] / sum_{c, k} n_c n_k d(c, k),
+  over the items with two or more ratings (n values in all, n_c of value c). d is nominal
+  for single-select dimensions and MASI for multi-select ones. Its 95% CI is a percentile
+  bootstrap over items (see `_alpha_bootstrap`).
+- Per category: how many ratings used it, by annotator, and its one-vs-rest kappa: the
+  generalised Fleiss' kappa of the two-category data "c" / "anything else" (Fleiss 1971's
+  category kappas when every item has the same number of ratings).
+- Confusion matrices per annotator pair, and the team's most confused pairs of values:
+  unordered pairs {x, y}, counted once per pair of annotators who both rated an item and
+  disagreed.
+- Bands: Landis & Koch (1977) for the kappas and AC1; Krippendorff (2004, p. 241) for
+  alpha: at least 0.800 "reliable", 0.667 up to 0.800 "tentative" (tentative conclusions
+  only), below 0.667 "unreliable". The headline coefficient, whose band is
+  "interpretation", is Krippendorff's alpha (it handles missing ratings and multi-select).
+
+The result: the keys of the issue's JSON but "dimension" and "level" (the caller's), and
+"per_category", "confusion", "most_confused"; also "headline" (the coefficient that
+"interpretation" is the band of), "bands" (each coefficient's band), "alpha_distance"
+("nominal" or "masi") and "bootstrap" (the draws and seed of alpha's CI).
+
+Multi-select dimensions (values are frozensets of category paths): percent agreement, both
+kappas, AC1 and the confusion matrices treat an annotator's whole set as one nominal value
+(two ratings agree only when the sets are equal); alpha uses the MASI distance (Passonneau
+2006) between sets, 1 - J * M with J the Jaccard index and M = 1 for equal sets, 2/3 when
+one contains the other, 1/3 when they overlap otherwise, 0 when disjoint (two empty sets
+are equal). Per-category figures are per path: a rating uses a path when its set holds it.
+"""
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+Value = str | frozenset[str]
+Ratings = Mapping[Hashable, Mapping[str, Value]]
+
+# The standard normal's 97.5th percentile: a two-sided 95% interval.
+Z95 = 1.959963984540054
+# Floats held at once by one block of bootstrap draws: bounds memory whatever the data.
+BOOTSTRAP_BLOCK = 4_000_000
+LANDIS_KOCH = (
+    (0.20, "slight"),
+    (0.40, "fair"),
+    (0.60, "moderate"),
+    (0.80, "substantial"),
+    (1.00, "almost perfect"),
+)
+
+
+def top_level(value: Value) -> Value:
+    """The top category of a key path ("a/b/c" -> "a"); a frozenset maps each member."""
+    if isinstance(value, frozenset):
+        return frozenset(member.split("/", 1)[0] for member in value)
+    return value.split("/", 1)[0]
+
+
+def kappa_band(x: float | None) -> str | None:
+    """Landis & Koch (1977): < 0 poor, 0-0.20 slight, 0.21-0.40 fair, 0.41-0.60 moderate,
+    0.61-0.80 substantial, 0.81-1 almost perfect (a band includes its upper bound)."""
+    if x is None:
+        return None
+    if x < 0:
+        return "poor"
+    for bound, name in LANDIS_KOCH:
+        if x <= bound:
+            return name
+    return LANDIS_KOCH[-1][1]
+
+
+def alpha_band(x: float | None) -> str | None:
+    """Krippendorff (2004): >= 0.800 reliable, 0.667 up to 0.800 tentative, else unreliable."""
+    if x is None:
+        return None
+    if x >= 0.800:
+        return "reliable"
+    if x >= 0.667:
+        return "tentative"
+    return "unreliable"
+
+
+def codes_from_ratings(
+    ratings: Ratings, *, multiple: bool = False
+) -> tuple[np.ndarray, list[Value], list[str]]:
+    """The ratings as codes: (items x annotators int matrix, -1 = missing; the values, sorted,
+    that the codes index; the usernames, sorted, that the columns are). Rows follow the
+    mapping's order of items. Raises ValueError naming the item and annotator of the first
+    rating that is not a category path (or, when `multiple`, a frozenset of paths)."""
+    return _encode(list(ratings), list(ratings.values()), multiple)
+
+
+def agreement(
+    ratings: Ratings,
+    *,
+    multiple: bool = False,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    most_confused: int = 10,
+) -> dict:
+    """Every agreement statistic of one dimension and level (see the module docstring).
+
+    `ratings`: item -> {username: value}; `multiple`: values are frozensets of paths;
+    `bootstrap`: draws for alpha's CI (0: no CI); `seed`: the draws' seed (same input and
+    seed, same CI); `most_confused`: how many confused value pairs to list."""
+    codes, categories, annotators = codes_from_ratings(ratings, multiple=multiple)
+    return agreement_from_codes(
+        codes,
+        categories,
+        annotators,
+        multiple=multiple,
+        bootstrap=bootstrap,
+        seed=seed,
+        most_confused=most_confused,
+    )
+
+
+def agreement_windows(
+    ratings_in_order: Sequence[tuple[Hashable, Mapping[str, Value]]],
+    *,
+    size: int,
+    multiple: bool = False,
+    bootstrap: int = 0,
+    seed: int = 0,
+    most_confused: int = 10,
+) -> list[dict]:
+    """Agreement over consecutive windows of `size` items, in the order given (the order they
+    were labelled); the last window may be shorter. Each dict has "window" (1-based),
+    "first" and "last" (1-based positions of its first and last item) and agreement()'s
+    keys, equal to agreement() on that window's items alone."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"size: a window holds at least one item, got {size!r}")
+    items = [item for item, _ in ratings_in_order]
+    codes, categories, annotators = _encode(
+        items, [by_annotator for _, by_annotator in ratings_in_order], multiple
+    )
+    windows = []
+    for number, start in enumerate(range(0, len(items), size), start=1):
+        stop = min(start + size, len(items))
+        window = {"window": number, "first": start + 1, "last": stop}
+        window |= agreement_from_codes(
+            codes[start:stop],
+            categories,
+            annotators,
+            multiple=multiple,
+            bootstrap=bootstrap,
+            seed=seed,
+            most_confused=most_confused,
+        )
+        windows.append(window)
+    return windows
+
+
+def agreement_from_codes(
+    codes: np.ndarray,
+    categories: Sequence[Value],
+    annotators: Sequence[str],
+    *,
+    multiple: bool = False,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    most_confused: int = 10,
+) -> dict:
+    """agreement() on codes: `codes[i, a]` is the index in `categories` of annotator
+    `annotators[a]`'s value for item i, or -1 when they did not rate it. Values nobody used,
+    annotators with no rating and items with no rating are left out; outputs list values
+    and annotators in the order given."""
+    codes, categories, annotators, unrated = _compact(
+        codes, categories, annotators, multiple, bootstrap, most_confused
+    )
+    notes: list[str] = []
+    if multiple:
+        notes.append(
+            "multi-select: percent agreement, Cohen's and Fleiss' kappa, AC1 and the confusion"
+            " matrices treat each rating's whole set of categories as one value (two ratings"
+            " agree only when their sets are equal); Krippendorff's alpha uses the MASI"
+            " distance between sets"
+        )
+    if unrated:
+        notes.append(f"{_plural(unrated, 'item')} without any rating: left out")
+    profiles = _profiles(codes, len(categories))
+    n_items, n_pairable = int(profiles.weights.sum()), profiles.pairable_items
+    result = {
+        "items": n_items,
+        "pairable_items": n_pairable,
+        "annotators": len(annotators),
+        "ratings": int((codes >= 0).sum()),
+    }
+    single_value = len(categories) == 1
+    if n_items == 0:
+        notes.append("no ratings: there is nothing to compute")
+    elif n_pairable == 0:
+        notes.append(
+            "no item has two or more ratings: percent agreement, the kappas, alpha and AC1"
+            " need pairs of ratings of the same item"
+        )
+    else:
+        if n_pairable < n_items:
+            notes.append(
+                f"{_plural(n_items - n_pairable, 'item')} with a single rating: left out of"
+                " percent agreement, Cohen's kappa and alpha (Fleiss' kappa and AC1 count them"
+                " in the category shares, as Gwet's generalisation does)"
+            )
+        if single_value:
+            notes.append(
+                f"every rating is {_label(categories[0])}: chance-corrected coefficients (the"
+                " kappas, alpha, AC1) are undefined with a single category, since chance"
+                " agreement is then 1; percent agreement is 1.0"
+            )
+    distances = _masi_distances(categories) if multiple else None
+    pa, fleiss, ac1 = _fleiss_and_ac1(profiles, len(categories))
+    alpha, terms = _alpha(profiles, distances, len(categories), notes)
+    pairs, confusion, confused = _pairs(codes, categories, annotators, most_confused, notes)
+    defined = [pair["kappa"] for pair in pairs if pair["kappa"] is not None]
+    mean_kappa = sum(defined) / len(defined) if defined else None
+    if pairs and not defined:
+        notes.append("mean_cohen_kappa: no annotator pair has a defined kappa")
+    elif len(defined) < len(pairs):
+        notes.append(
+            f"mean_cohen_kappa: mean over the {len(defined)} of {len(pairs)} annotator pairs"
+            " whose kappa is defined"
+        )
+    if len(annotators) == 1:
+        notes.append("a single annotator rated: no pair to compare")
+    ci = _alpha_bootstrap(terms, distances, bootstrap, seed, notes) if alpha is not None else None
+    result |= {
+        "percent_agreement": pa,
+        "cohen_kappa_pairs": pairs,
+        "mean_cohen_kappa": mean_kappa,
+        "fleiss_kappa": fleiss,
+        "krippendorff_alpha": alpha,
+        "alpha_ci95": ci,
+        "gwet_ac1": ac1,
+        "interpretation": alpha_band(alpha),
+        "headline": "krippendorff_alpha",
+        "bands": {
+            "mean_cohen_kappa": kappa_band(mean_kappa),
+            "fleiss_kappa": kappa_band(fleiss),
+            "gwet_ac1": kappa_band(ac1),
+            "krippendorff_alpha": alpha_band(alpha),
+        },
+        "alpha_distance": "masi" if multiple else "nominal",
+        "bootstrap": {"draws": bootstrap, "seed": seed},
+        "per_category": _per_category(profiles, codes, categories, annotators, multiple, notes),
+        "confusion": confusion,
+        "most_confused": confused,
+        "notes": notes,
+    }
+    return result
+
+
+@dataclass(frozen=True)
+class _Profiles:
+    """Items grouped by their multiset of values (every statistic but Cohen's depends on an
+    item through that multiset alone): `weights[k]` items share profile k, which has
+    `sizes[k]` ratings; the triples (`value_profile`, `value`, `value_count`) say that
+    profile value_profile[t] holds value[t] value_count[t] times."""
+
+    weights: np.ndarray
+    sizes: np.ndarray
+    rows: np.ndarray
+    value_profile: np.ndarray
+    value: np.ndarray
+    value_count: np.ndarray
+
+    @property
+    def pairable(self) -> np.ndarray:
+        return self.sizes >= 2
+
+    @property
+    def pairable_items(self) -> int:
+        return int(self.weights[self.pairable].sum())
+
+
+def _profiles(codes: np.ndarray, n_values: int) -> _Profiles:
+    """The profiles of `codes` (items x annotators, every item rated at least once)."""
+    rows = np.sort(codes, axis=1)
+    if len(rows) == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return _Profiles(empty, empty, rows, empty, empty, empty)
+    rows = rows[np.lexsort(rows.T[::-1])]
+    starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)])
+    weights = np.diff(np.r_[starts, len(rows)])
+    rows = rows[starts]
+    flat = rows.ravel()
+    rated = flat >= 0
+    keys = np.repeat(np.arange(len(rows)), rows.shape[1])[rated] * n_values + flat[rated]
+    keys, counts = np.unique(keys, return_counts=True)
+    return _Profiles(
+        weights=weights,
+        sizes=(rows >= 0).sum(axis=1),
+        rows=rows,
+        value_profile=keys // n_values,
+        value=keys % n_values,
+        value_count=counts,
+    )
+
+
+def _fleiss_and_ac1(p: _Profiles, n_values: int) -> tuple[float | None, ...]:
+    """Percent agreement, Gwet's generalised Fleiss' kappa and AC1."""
+    n_pairable = p.pairable_items
+    if n_pairable == 0:
+        return None, None, None
+    weight = p.weights[p.value_profile].astype(float)
+    size = p.sizes[p.value_profile].astype(float)
+    count = p.value_count.astype(float)
+    pairable = p.pairable[p.value_profile]
+    # Items with a single rating are masked out; the maximum only spares them a 0 / 0.
+    pa = float(
+        np.sum((weight * count * (count - 1) / np.maximum(size * (size - 1), 1))[pairable])
+        / n_pairable
+    )
+    if n_values == 1:
+        return pa, None, None
+    shares = np.bincount(p.value, weights=weight * count / size, minlength=n_values)
+    shares /= p.weights.sum()
+    pe_fleiss = float(np.sum(shares**2))
+    pe_ac1 = float(np.sum(shares * (1 - shares)) / (n_values - 1))
+    return pa, (pa - pe_fleiss) / (1 - pe_fleiss), (pa - pe_ac1) / (1 - pe_ac1)
+
+
+@dataclass(frozen=True)
+class _AlphaTerms:
+    """Per pairable profile: its share of the items, its observed disagreement and its number
+    of values; plus its value triples, sorted by value, for the expected disagreement."""
+
+    n_items: int
+    probabilities: np.ndarray
+    disagreement: np.ndarray
+    sizes: np.ndarray
+    triple_profile: np.ndarray
+    triple_count: np.ndarray
+    value_starts: np.ndarray
+    values: np.ndarray
+
+
+def _alpha(
+    p: _Profiles, distances: np.ndarray | None, n_values: int, notes: list[str]
+) -> tuple[float | None, _AlphaTerms | None]:
+    pairable = np.flatnonzero(p.pairable)
+    if len(pairable) == 0 or n_values == 1:
+        return None, None
+    sizes = p.sizes[pairable].astype(float)
+    if distances is None:
+        squares = np.bincount(
+            p.value_profile, weights=p.value_count.astype(float) ** 2, minlength=len(p.sizes)
+        )[pairable]
+        disagreement = (sizes**2 - squares) / (sizes - 1)
+    else:
+        rows = p.rows[pairable]
+        pair_sum = np.zeros(len(pairable))
+        for i, j in combinations(range(rows.shape[1]), 2):
+            both = (rows[:, i] >= 0) & (rows[:, j] >= 0)
+            pair_sum[both] += distances[rows[both, i], rows[both, j]]
+        disagreement = 2 * pair_sum / (sizes - 1)
+    position = np.full(len(p.sizes), -1)
+    position[pairable] = np.arange(len(pairable))
+    in_pairable = position[p.value_profile] >= 0
+    order = np.argsort(p.value[in_pairable], kind="stable")
+    values = p.value[in_pairable][order]
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    weights = p.weights[pairable]
+    terms = _AlphaTerms(
+        n_items=int(weights.sum()),
+        probabilities=weights / weights.sum(),
+        disagreement=disagreement,
+        sizes=sizes,
+        triple_profile=position[p.value_profile][in_pairable][order],
+        triple_count=p.value_count[in_pairable][order].astype(float),
+        value_starts=starts,
+        values=values[starts],
+    )
+    if len(terms.values) == 1:
+        notes.append(
+            "krippendorff_alpha: undefined: every rating of the items with two or more ratings"
+            " is the same value, so there is no expected disagreement"
+        )
+        return None, None
+    alpha = _alpha_of_counts(weights[np.newaxis, :].astype(float), terms, distances)[0]
+    return float(alpha), terms
+
+
+def _alpha_of_counts(
+    counts: np.ndarray, terms: _AlphaTerms, distances: np.ndarray | None
+) -> np.ndarray:
+    """Alpha for each row of `counts` (how many times each pairable profile is taken); NaN
+    where the row has no expected disagreement (a single value drawn)."""
+    observed = counts @ terms.disagreement
+    n = counts @ terms.sizes
+    by_value = np.add.reduceat(
+        counts[:, terms.triple_profile] * terms.triple_count, terms.value_starts, axis=1
+    )
+    if distances is None:
+        expected = n * n - np.sum(by_value * by_value, axis=1)
+    else:
+        present = distances[np.ix_(terms.values, terms.values)]
+        expected = np.sum((by_value @ present) * by_value, axis=1)
+    alpha = np.full(len(counts), np.nan)
+    defined = expected > 0
+    alpha[defined] = 1 - (n[defined] - 1) * observed[defined] / expected[defined]
+    return alpha
+
+
+def _alpha_bootstrap(
+    terms: _AlphaTerms, distances: np.ndarray | None, draws: int, seed: int, notes: list[str]
+) -> list[float] | None:
+    """Percentile bootstrap (2.5th and 97.5th percentiles, numpy's linear interpolation) of
+    alpha over the items with two or more ratings, resampled with replacement.
+
+    Alpha depends on an item only through its profile, so a resample of the N items is
+    drawn as its multinomial(N, profile shares) counts of profiles, which has exactly the
+    distribution of N items drawn uniformly; each draw then costs a few products over the
+    profiles, not a pass over the items. Seeded with numpy's Generator(seed)."""
+    if draws == 0:
+        notes.append("alpha_ci95: no bootstrap asked for (bootstrap=0)")
+        return None
+    rng = np.random.default_rng(seed)
+    width = max(len(terms.probabilities), len(terms.triple_profile))
+    block = max(1, BOOTSTRAP_BLOCK // width)
+    alphas = np.concatenate(
+        [
+            _alpha_of_counts(
+                rng.multinomial(
+                    terms.n_items, terms.probabilities, size=min(block, draws - start)
+                ).astype(float),
+                terms,
+                distances,
+            )
+            for start in range(0, draws, block)
+        ]
+    )
+    defined = alphas[~np.isnan(alphas)]
+    if len(defined) < draws:
+        notes.append(
+            f"alpha_ci95: {draws - len(defined)} of {draws} bootstrap draws held a single value"
+            f" and have no alpha; the interval uses the other {len(defined)}"
+        )
+    if len(defined) == 0:
+        return None
+    low, high = np.percentile(defined, [2.5, 97.5])
+    return [float(low), float(high)]
+
+
+def _pairs(
+    codes: np.ndarray,
+    categories: Sequence[Value],
+    annotators: Sequence[str],
+    most_confused: int,
+    notes: list[str],
+) -> tuple[list[dict], list[dict], list[dict]]:
+    """Cohen's kappa and the confusion matrix of each annotator pair, and the team's most
+    confused value pairs."""
+    n_values = len(categories)
+    pairs, confusion, confused_keys = [], [], []
+    for a, b in combinations(range(len(annotators)), 2):
+        names = [annotators[a], annotators[b]]
+        both = (codes[:, a] >= 0) & (codes[:, b] >= 0)
+        first, second = codes[both, a], codes[both, b]
+        present = np.union1d(first, second)
+        size = len(present)
+        table = np.bincount(
+            np.searchsorted(present, first) * size + np.searchsorted(present, second),
+            minlength=size * size,
+        ).reshape(size, size)
+        differ = first != second
+        confused_keys.append(
+            np.minimum(first[differ], second[differ]) * n_values
+            + np.maximum(first[differ], second[differ])
+        )
+        kappa, ci = _cohen(table)
+        if len(first) == 0:
+            notes.append(f"cohen_kappa {names[0]} / {names[1]}: they rated no item in common")
+        elif kappa is None:
+            notes.append(
+                f"cohen_kappa {names[0]} / {names[1]}: undefined: on their {len(first)} shared"
+                f" items both used only {_label(categories[present[0]])} (chance agreement is 1)"
+            )
+        pairs.append({"annotators": names, "items": len(first), "kappa": kappa, "ci95": ci})
+        confusion.append(
+            {
+                "annotators": names,
+                "categories": [_show(categories[value]) for value in present],
+                "matrix": table.tolist(),
+            }
+        )
+    confused = []
+    if confused_keys:
+        keys, counts = np.unique(np.concatenate(confused_keys), return_counts=True)
+        for index in np.lexsort((keys, -counts))[:most_confused]:
+            x, y = divmod(int(keys[index]), n_values)
+            confused.append(
+                {
+                    "categories": [_show(categories[x]), _show(categories[y])],
+                    "count": int(counts[index]),
+                }
+            )
+    return pairs, confusion, confused
+
+
+def _cohen(table: np.ndarray) -> tuple[float | None, list[float] | None]:
+    """Cohen's kappa of a confusion table and its 95% CI from the large-sample variance of
+    Fleiss, Cohen & Everitt (1969); None when chance agreement is 1 or the table is empty."""
+    n = table.sum()
+    if n == 0 or len(table) == 1:
+        return None, None
+    p = table / n
+    row, col = p.sum(axis=1), p.sum(axis=0)
+    po, pe = float(np.trace(p)), float(row @ col)
+    kappa = (po - pe) / (1 - pe)
+    diagonal = np.sum(np.diag(p) * (1 - (row + col) * (1 - kappa)) ** 2)
+    off = p * (col[:, np.newaxis] + row[np.newaxis, :]) ** 2
+    np.fill_diagonal(off, 0)
+    variance = (diagonal + (1 - kappa) ** 2 * off.sum() - (kappa - pe * (1 - kappa)) ** 2) / (
+        n * (1 - pe) ** 2
+    )
+    half = Z95 * float(np.sqrt(max(variance, 0.0)))
+    return kappa, [max(-1.0, kappa - half), min(1.0, kappa + half)]
+
+
+def _per_category(
+    p: _Profiles,
+    codes: np.ndarray,
+    categories: Sequence[Value],
+    annotators: Sequence[str],
+    multiple: bool,
+    notes: list[str],
+) -> list[dict]:
+    """Per category (per path for multi-select): ratings using it, by annotator, and its
+    one-vs-rest generalised Fleiss' kappa."""
+    if multiple:
+        paths = sorted(set().union(*categories))
+        column = {path: index for index, path in enumerate(paths)}
+        members = [[column[path] for path in value] for value in categories]
+    else:
+        paths = list(categories)
+        members = [[index] for index in range(len(categories))]
+    if not paths:
+        return []
+    n_paths = len(paths)
+    member_count = np.array([len(m) for m in members], dtype=np.intp)
+    member_path = np.array([path for m in members for path in m], dtype=np.intp)
+    member_start = np.r_[0, np.cumsum(member_count)[:-1]].astype(np.intp)
+
+    by_path = np.zeros((len(annotators), n_paths), dtype=np.intp)
+    for a in range(len(annotators)):
+        used = codes[codes[:, a] >= 0, a]
+        by_path[a] = np.bincount(
+            member_path[_expand(used, member_start, member_count)[0]], minlength=n_paths
+        )
+
+    # Triples (profile, value, count) become (profile, path, count): a path's count in an
+    # item is the number of its ratings whose value holds the path.
+    positions, triple = _expand(p.value, member_start, member_count)
+    path = member_path[positions]
+    keys, inverse = np.unique(p.value_profile[triple] * n_paths + path, return_inverse=True)
+    count = np.bincount(inverse, weights=p.value_count[triple].astype(float))
+    profile, path = keys // n_paths, keys % n_paths
+    weight = p.weights[profile].astype(float)
+    size = p.sizes[profile].astype(float)
+    pairable = p.pairable[profile]
+    n_items, n_pairable = float(p.weights.sum()), p.pairable_items
+    shares = np.bincount(path, weights=weight * count / size, minlength=n_paths) / n_items
+    # Items with a single rating are masked out below; the maximum only spares them a 0 / 0.
+    pair_terms = (count * (count - 1) + (size - count) * (size - count - 1)) / np.maximum(
+        size * (size - 1), 1
+    )
+    pa = 1 + np.bincount(
+        path[pairable], weights=(weight * (pair_terms - 1))[pairable], minlength=n_paths
+    ) / max(n_pairable, 1)
+    in_pairable = np.bincount(path[pairable], minlength=n_paths) > 0
+    n_ratings = int((codes >= 0).sum())
+
+    rows, undefined_everywhere, undefined_single = [], [], []
+    for index, name in enumerate(paths):
+        total = int(by_path[:, index].sum())
+        kappa = None
+        if n_pairable == 0:
+            pass
+        elif total == n_ratings:
+            undefined_everywhere.append(name)
+        elif not in_pairable[index]:
+            undefined_single.append(name)
+        else:
+            pe = shares[index] ** 2 + (1 - shares[index]) ** 2
+            kappa = float((pa[index] - pe) / (1 - pe))
+        rows.append(
+            {
+                "category": name,
+                "count": total,
+                "by_annotator": {user: int(by_path[a, index]) for a, user in enumerate(annotators)},
+                "kappa": kappa,
+            }
+        )
+    if undefined_everywhere and len(categories) > 1:
+        notes.append(
+            "per_category kappa undefined for "
+            + ", ".join(undefined_everywhere)
+            + ": every rating uses it"
+        )
+    if undefined_single:
+        notes.append(
+            "per_category kappa undefined for "
+            + ", ".join(undefined_single)
+            + ": used only on items with a single rating"
+        )
+    return rows
+
+
+def _expand(
+    values: np.ndarray, start: np.ndarray, count: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each of `values` stands for count[v] members stored from start[v] on in a flat list:
+    the positions of all their members in that list, and which of `values` each came from."""
+    repeat = count[values]
+    owner = np.repeat(np.arange(len(values)), repeat)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(repeat) - repeat, repeat)
+    return start[values[owner]] + offset, owner
+
+
+def _masi_distances(categories: Sequence[frozenset[str]]) -> np.ndarray:
+    """MASI distance between every two sets: 1 - Jaccard x monotonicity (1 equal, 2/3
+    subset, 1/3 overlap, 0 disjoint); two empty sets are equal."""
+    paths = sorted(set().union(*categories))
+    column = {path: index for index, path in enumerate(paths)}
+    membership = np.zeros((len(categories), len(paths)))
+    for row, value in enumerate(categories):
+        membership[row, [column[path] for path in value]] = 1
+    sizes = membership.sum(axis=1)
+    intersection = membership @ membership.T
+    union = sizes[:, np.newaxis] + sizes[np.newaxis, :] - intersection
+    smaller = np.minimum(sizes[:, np.newaxis], sizes[np.newaxis, :])
+    equal = intersection == union
+    monotonicity = np.select(
+        [equal, intersection == smaller, intersection > 0], [1.0, 2 / 3, 1 / 3], 0.0
+    )
+    jaccard = np.divide(intersection, union, out=np.ones_like(union), where=union > 0)
+    return 1 - jaccard * monotonicity
+
+
+def _compact(
+    codes: np.ndarray,
+    categories: Sequence[Value],
+    annotators: Sequence[str],
+    multiple: bool,
+    bootstrap: int,
+    most_confused: int,
+) -> tuple[np.ndarray, list[Value], list[str], int]:
+    """Validates agreement_from_codes' input and drops unused values, annotators with no
+    rating and items with no rating (whose number it returns)."""
+    codes = np.asarray(codes)
+    if codes.ndim != 2 or not (np.issubdtype(codes.dtype, np.integer) or codes.size == 0):
+        raise ValueError(f"codes: an integer matrix (items x annotators), got shape {codes.shape}")
+    if codes.shape[1] != len(annotators):
+        raise ValueError(
+            f"codes has {codes.shape[1]} annotator columns but {len(annotators)} annotators"
+        )
+    if len(set(annotators)) != len(annotators):
+        raise ValueError("annotators: each username once")
+    if len(set(categories)) != len(categories):
+        raise ValueError("categories: each value once")
+    if codes.size and (codes.min() < -1 or codes.max() >= len(categories)):
+        raise ValueError(
+            f"codes: -1 (missing) or an index into the {len(categories)} categories,"
+            f" found {int(codes.min())}..{int(codes.max())}"
+        )
+    expected = frozenset if multiple else str
+    for value in categories:
+        if not isinstance(value, expected):
+            raise ValueError(f"categories: {value!r} is not a {expected.__name__}")
+    for name, number in (("bootstrap", bootstrap), ("most_confused", most_confused)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise ValueError(f"{name}: a whole number >= 0, got {number!r}")
+    codes = codes.astype(np.intp)
+    rated = codes >= 0
+    items = rated.any(axis=1)
+    codes = codes[items][:, rated.any(axis=0)]
+    annotators = [name for name, used in zip(annotators, rated.any(axis=0), strict=True) if used]
+    used = np.zeros(len(categories), dtype=bool)
+    used[codes[codes >= 0]] = True
+    # One spare slot at the end, so that renumber[-1] keeps a missing rating missing.
+    renumber = np.full(len(categories) + 1, -1, dtype=np.intp)
+    renumber[np.flatnonzero(used)] = np.arange(used.sum())
+    codes = renumber[codes]
+    return (
+        codes,
+        [c for c, u in zip(categories, used, strict=True) if u],
+        annotators,
+        int((~items).sum()),
+    )
+
+
+def _encode(
+    items: Sequence[Hashable], by_item: Sequence[Mapping[str, Value]], multiple: bool
+) -> tuple[np.ndarray, list[Value], list[str]]:
+    names: list[str] = []
+    values: list[Value] = []
+    for ratings_of_item in by_item:
+        names.extend(ratings_of_item)
+        values.extend(ratings_of_item.values())
+    distinct_names = set(names)
+    for name in distinct_names:
+        if not isinstance(name, str):
+            item, _ = _first(items, by_item, lambda annotator, _, bad=name: annotator == bad)
+            raise ValueError(f"item {item!r}: annotator {name!r} is not a username")
+    expected = frozenset if multiple else str
+    try:
+        distinct_values = set(values)
+    except TypeError:
+        distinct_values = set()
+    for value in distinct_values or values:
+        if not _valid(value, expected):
+            where = _first(items, by_item, lambda _, v, bad=value: v is bad or v == bad)
+            raise ValueError(
+                f"item {where[0]!r}, annotator {where[1]!r}: {value!r} is not "
+                + ("a frozenset of category paths" if multiple else "a category path")
+            )
+    annotators = sorted(distinct_names)
+    categories = sorted(distinct_values, key=lambda v: tuple(sorted(v)) if multiple else v)
+    column = {name: index for index, name in enumerate(annotators)}
+    code = {value: index for index, value in enumerate(categories)}
+    codes = np.full((len(items), len(annotators)), -1, dtype=np.intp)
+    sizes = np.fromiter(map(len, by_item), dtype=np.intp, count=len(by_item))
+    codes[
+        np.repeat(np.arange(len(items)), sizes),
+        np.fromiter(map(column.__getitem__, names), dtype=np.intp, count=len(names)),
+    ] = np.fromiter(map(code.__getitem__, values), dtype=np.intp, count=len(values))
+    return codes, categories, annotators
+
+
+def _valid(value: object, expected: type) -> bool:
+    if not isinstance(value, expected):
+        return False
+    return expected is str or all(isinstance(member, str) for member in value)
+
+
+def _first(
+    items: Sequence[Hashable], by_item: Iterable[Mapping[str, Value]], matches
+) -> tuple[Hashable, str]:
+    for item, ratings_of_item in zip(items, by_item, strict=True):
+        for annotator, value in ratings_of_item.items():
+            if matches(annotator, value):
+                return item, annotator
+    raise AssertionError("a bad rating was seen but not found again")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _label(value: Value) -> str:
+    """A value in a note: a path as it is, a set as {a, b}."""
+    return "{" + ", ".join(sorted(value)) + "}" if isinstance(value, frozenset) else value
+
+
+def _show(value: Value) -> str | list[str]:
+    """A value as JSON: a path stays a string, a set becomes its sorted list of paths."""
+    return sorted(value) if isinstance(value, frozenset) else value
