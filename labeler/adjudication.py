@@ -303,7 +303,18 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
         label.dimension_id: label
         for label in FinalLabel.objects.filter(item=item).select_related("decided_by")
     }
-    state = items_answers(item_ids=[item.pk])[item.pk]
+    state = ItemAnswers(
+        item.pk,
+        item.submitted,
+        item.needed,
+        final=item.adjudicated_at is not None,
+        was_final=item.first_final_at is not None,
+        finals={pk: FinalAnswer(f.pk, f.values, f.method) for pk, f in finals.items()},
+    )
+    for dimension in scheme.dimensions:
+        state.answers[dimension.pk] = [
+            tuple(by_assignment[a.pk].get(dimension.key, ())) for a in submitted
+        ]
     states = dimension_states(state=state, scheme=scheme, majority=study.majority)
     dimensions = []
     for dimension, dimension_state in zip(scheme.dimensions, states, strict=True):

@@ -3,6 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from labeler.api import adjudication, agreement
 from labeler.api_views import (
     AnnotationViewSet,
     AssignmentViewSet,
@@ -17,4 +18,9 @@ router.register("items", StudyItemViewSet, basename="study-item")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("annotations", AnnotationViewSet, basename="annotation")
 
-urlpatterns = [path("ping/", PingView.as_view(), name="api-ping"), *router.urls]
+urlpatterns = [
+    path("ping/", PingView.as_view(), name="api-ping"),
+    *agreement.urlpatterns,
+    *adjudication.urlpatterns,
+    *router.urls,
+]
