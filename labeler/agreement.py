@@ -10,22 +10,26 @@ Each dimension is measured on full key paths (`level` "path"); one with sub-cate
 also measured on top-level categories (`level` "top", listed first). Each category's entry
 in `per_category` also counts the reasons leads gave when they adjudicated a disagreement on
 it (`reasons`: {reason: count}), which is what a team needs to revise its codebook.
+
+The ratings go to the statistics as a code matrix (items x annotators), built from one query
+whose columns come as arrays, with no Python object per rating (bench/agreement_bench.py).
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import json
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import connection
 
 from labeler.adjudication import study_pseudonyms
 from labeler.labels import Scheme, study_scheme
 from labeler.models import DisagreementReason, FinalLabel, FinalMethod, Study
-from labeler.statistics.agreement import agreement, agreement_windows, top_level
+from labeler.statistics.agreement import agreement_from_codes, agreement_windows, top_level
 from taxonomy.models import Dimension
 
 NO_CATEGORY = "(none)"
@@ -37,61 +41,117 @@ WINDOW_MIN = 2
 Value = str | frozenset[str]
 
 
-@dataclass
-class StudyRatings:
-    """Per dimension key: item id -> {annotator name: value} at full key paths; per item its
-    batch and when its last rating came in (the order items were labelled in)."""
+@dataclass(frozen=True)
+class Ratings:
+    """One dimension's ratings: row r is item items[r] (ascending ids), column a is annotator
+    annotators[a], codes[r, a] indexes categories (sorted), -1 where there is no rating."""
 
-    ratings: dict[str, dict[int, dict[str, Value]]] = field(default_factory=dict)
-    batch: dict[int, int] = field(default_factory=dict)
-    labelled_at: dict[int, dt.datetime] = field(default_factory=dict)
+    items: np.ndarray
+    annotators: list[str]
+    categories: list[Value]
+    codes: np.ndarray
+
+    def at_level(self, level: str) -> Ratings:
+        """The same ratings on top-level categories ("top") or as they are ("path")."""
+        if level == "path":
+            return self
+        tops = [top_level(value) for value in self.categories]
+        return self._recoded(tops)
+
+    def _recoded(self, values: list[Value]) -> Ratings:
+        categories = sorted(set(values), key=_order)
+        index = {value: code for code, value in enumerate(categories)}
+        # A spare last slot keeps -1 (no rating) at -1.
+        renumber = np.array([*(index[value] for value in values), -1], dtype=np.intp)
+        return Ratings(self.items, self.annotators, categories, renumber[self.codes])
+
+    def of_items(self, mask: np.ndarray) -> Ratings:
+        return Ratings(self.items[mask], self.annotators, self.categories, self.codes[mask])
+
+    def of_item(self, item_id: int) -> dict[str, Value]:
+        row = int(np.searchsorted(self.items, item_id))
+        if row == len(self.items) or self.items[row] != item_id:
+            return {}
+        return {
+            self.annotators[a]: self.categories[code]
+            for a, code in enumerate(self.codes[row])
+            if code >= 0
+        }
+
+    def as_dict(self) -> dict[int, dict[str, Value]]:
+        """{item id: {annotator: value}}, the statistics' plain form."""
+        return {int(item): self.of_item(int(item)) for item in self.items}
 
 
-# The version columns: one per dimension, so that PostgreSQL picks each dimension's value out
-# of the labels and nothing but plain text and text arrays crosses to Python.
-SINGLE_COLUMN = "version.labels -> %s ->> 0"
-MULTIPLE_COLUMN = "ARRAY(SELECT jsonb_array_elements_text(version.labels -> %s))"
+def _order(value: Value):
+    return tuple(sorted(value)) if isinstance(value, frozenset) else value
+
+
+# Every version made before its item first became final (or of an item never final), with
+# each dimension's value picked out of its labels by PostgreSQL; each column comes as one
+# array, so that only plain numbers and text cross to Python, no row objects. (Versions exist
+# only for submitted assignments; a submitted assignment never changes status.)
+SINGLE_VALUE = "version.labels -> %s ->> 0"
+MULTIPLE_VALUE = "version.labels ->> %s"
 RATINGS_SQL = """
-SELECT DISTINCT ON (version.assignment_id)
-       version.item_id, assignment.annotator_id, item.batch, assignment.submitted_at, {columns}
+SELECT array_agg(version.assignment_id), array_agg(version.number),
+       array_agg(version.item_id), array_agg(version.annotator_id), {values}
 FROM labeler_annotationversion version
-JOIN labeler_assignment assignment ON assignment.id = version.assignment_id
 JOIN labeler_studyitem item ON item.id = version.item_id
-WHERE item.study_id = %s AND assignment.status = 'submitted'
+WHERE item.study_id = %s
   AND (item.first_final_at IS NULL OR version.created_at <= item.first_final_at)
-ORDER BY version.assignment_id, version.number DESC
 """
 
 
 def study_ratings(
     *, study: Study, dimensions: Sequence[Dimension], names: dict[int, str]
-) -> StudyRatings:
-    """The independent ratings of `dimensions`, annotators named by `names` (user id -> name),
-    in one query."""
-    columns = ", ".join(MULTIPLE_COLUMN if d.multiple else SINGLE_COLUMN for d in dimensions)
-    params = [*(d.key for d in dimensions), study.pk]
+) -> dict[str, Ratings]:
+    """The independent ratings of `dimensions` by dimension key, annotators named by `names`
+    (user id -> name), in one query: each assignment's latest version among those read."""
+    keys = [d.key for d in dimensions]
+    values = ", ".join(
+        f"array_agg({MULTIPLE_VALUE if d.multiple else SINGLE_VALUE})" for d in dimensions
+    )
     with connection.cursor() as cursor:
-        cursor.execute(RATINGS_SQL.format(columns=columns), params)
-        rows = cursor.fetchall()
-    found = StudyRatings(ratings={d.key: {} for d in dimensions})
-    per_dimension = [
-        (found.ratings[d.key], d.multiple, index) for index, d in enumerate(dimensions, start=4)
-    ]
-    batch, labelled_at = found.batch, found.labelled_at
-    for row in rows:
-        item_id, annotator_id, item_batch, submitted_at = row[:4]
-        name = names[annotator_id]
-        for ratings, multiple, index in per_dimension:
-            value = row[index]
-            if multiple:
-                value = frozenset(value)
-            elif value is None:
-                value = NO_CATEGORY
-            ratings.setdefault(item_id, {})[name] = value
-        batch[item_id] = item_batch
-        if item_id not in labelled_at or labelled_at[item_id] < submitted_at:
-            labelled_at[item_id] = submitted_at
+        cursor.execute(RATINGS_SQL.format(values=values), [*keys, study.pk])
+        assignments, numbers, item_ids, user_ids, *texts = (
+            column or [] for column in cursor.fetchone()
+        )
+    assignment = np.array(assignments, dtype=np.int64)
+    by_version = np.lexsort((np.array(numbers, dtype=np.int64), assignment))
+    latest = np.ones(len(by_version), dtype=bool)
+    latest[:-1] = assignment[by_version][1:] != assignment[by_version][:-1]
+    kept = by_version[latest]
+    items, rows_of = np.unique(np.array(item_ids, dtype=np.int64)[kept], return_inverse=True)
+    annotator_ids, by_id = np.unique(np.array(user_ids, dtype=np.int64)[kept], return_inverse=True)
+    # Columns in the order of the annotators' names, as the statistics list them.
+    annotators = sorted(names[int(user)] for user in annotator_ids)
+    column = np.array([annotators.index(names[int(user)]) for user in annotator_ids], dtype=np.intp)
+    columns_of = column[by_id]
+    found = {}
+    for dimension, given in zip(dimensions, texts, strict=True):
+        distinct = sorted({text for text in given if text is not None})
+        code = {text: index for index, text in enumerate(distinct)}
+        none = len(distinct)
+        coded = np.fromiter(
+            (none if text is None else code[text] for text in given),
+            dtype=np.intp,
+            count=len(given),
+        )
+        codes = np.full((len(items), len(annotators)), -1, dtype=np.intp)
+        codes[rows_of, columns_of] = coded[kept]
+        stored = Ratings(items, annotators, [*distinct, None], codes)
+        found[dimension.key] = stored._recoded(
+            [_value(text, dimension.multiple) for text in stored.categories]
+        )
     return found
+
+
+def _value(text: str | None, multiple: bool) -> Value:
+    """A rating as the statistics take it, from the text PostgreSQL gave."""
+    if multiple:
+        return frozenset(json.loads(text)) if text is not None else frozenset()
+    return NO_CATEGORY if text is None else text
 
 
 def annotator_names(*, study: Study, pseudonyms: bool) -> dict[int, str]:
@@ -102,17 +162,23 @@ def annotator_names(*, study: Study, pseudonyms: bool) -> dict[int, str]:
     return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
 
 
-def _level_value(value: Value, level: str) -> Value:
-    return value if level == "path" else top_level(value)
+def item_batches(*, study: Study) -> dict[int, int]:
+    return dict(study.items.values_list("pk", "batch"))
 
 
-def _at_level(ratings: dict, level: str) -> dict:
-    if level == "path":
-        return ratings
-    return {
-        item: {name: top_level(value) for name, value in by_name.items()}
-        for item, by_name in ratings.items()
-    }
+def items_in_labelled_order(*, study: Study) -> list[int]:
+    """Items with a rating, by when their last rating came in (the order they were labelled)."""
+    with connection.cursor() as cursor:
+        cursor.execute(LABELLED_ORDER_SQL, [study.pk])
+        return [item for (item,) in cursor.fetchall()]
+
+
+LABELLED_ORDER_SQL = """
+SELECT item_id FROM labeler_assignment
+WHERE study_id = %s AND status = 'submitted'
+GROUP BY item_id
+ORDER BY max(submitted_at), item_id
+"""
 
 
 def levels(dimension: Dimension, scheme: Scheme) -> tuple[str, ...]:
@@ -124,28 +190,46 @@ def _members(value: Value) -> frozenset[str]:
     return value if isinstance(value, frozenset) else frozenset([value])
 
 
-def _reasons(
-    *, study: Study, dimension: Dimension, ratings: dict[int, dict[str, Value]], level: str
-) -> dict[str, Counter]:
+def _reasons(*, study: Study, dimension: Dimension, ratings: Ratings) -> dict[str, Counter]:
     """Per category in dispute, how often leads gave each reason for the disagreement: the
-    categories some but not all annotators chose on an adjudicated item (at this level), or,
-    when they all chose the same there, the categories they shared."""
+    categories some but not all annotators chose on an adjudicated item (at the ratings'
+    level), or, when they all chose the same there, the categories they shared."""
     counts: dict[str, Counter] = defaultdict(Counter)
     adjudicated = FinalLabel.objects.filter(
         item__study=study, dimension=dimension, method=FinalMethod.ADJUDICATED
     ).values_list("item_id", "reason")
     for item_id, reason in adjudicated:
-        if item_id not in ratings:
+        chosen = [_members(value) for value in ratings.of_item(item_id).values()]
+        if not chosen:
             continue
-        chosen = [_members(_level_value(value, level)) for value in ratings[item_id].values()]
         shared = frozenset.intersection(*chosen)
         for category in frozenset.union(*chosen) - shared or shared:
             counts[category][reason] += 1
     return counts
 
 
-def _entry(dimension: Dimension, level: str, figures: dict) -> dict:
-    return {"dimension": dimension.key, "level": level, **figures}
+def _figures(*, study, scheme, dimensions, read, mask, bootstrap, seed) -> list[dict]:
+    entries = []
+    for dimension in dimensions:
+        ratings = read[dimension.key]
+        if mask is not None:
+            ratings = ratings.of_items(mask(ratings.items))
+        for level in levels(dimension, scheme):
+            at_level = ratings.at_level(level)
+            figures = agreement_from_codes(
+                at_level.codes,
+                at_level.categories,
+                at_level.annotators,
+                multiple=dimension.multiple,
+                bootstrap=bootstrap,
+                seed=seed,
+            )
+            reasons = _reasons(study=study, dimension=dimension, ratings=at_level)
+            for row in figures["per_category"]:
+                found = reasons.get(row["category"], Counter())
+                row["reasons"] = {reason: found[reason] for reason in DisagreementReason.values}
+            entries.append({"dimension": dimension.key, "level": level, **figures})
+    return entries
 
 
 def study_agreement(
@@ -169,8 +253,14 @@ def study_agreement(
     dimensions = [scheme.dimension(dimension)] if dimension else list(scheme.dimensions)
     names = annotator_names(study=study, pseudonyms=pseudonyms)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
+    figures = {"study": study, "scheme": scheme, "dimensions": dimensions, "read": read}
     if by == "batch":
-        batches = sorted(set(read.batch.values()))
+        batch_of = item_batches(study=study)
+
+        def in_batch(number):
+            members = np.array([item for item, batch in batch_of.items() if batch == number])
+            return lambda items: np.isin(items, members)
+
         return {
             "study": study.slug,
             "by": "batch",
@@ -178,20 +268,14 @@ def study_agreement(
                 {
                     "batch": number,
                     "dimensions": _figures(
-                        study=study,
-                        scheme=scheme,
-                        dimensions=dimensions,
-                        read=read,
-                        items={i for i, b in read.batch.items() if b == number},
-                        bootstrap=bootstrap,
-                        seed=seed,
+                        **figures, mask=in_batch(number), bootstrap=bootstrap, seed=seed
                     ),
                 }
-                for number in batches
+                for number in sorted(set(batch_of.values()))
             ],
         }
     if by == "window":
-        order = sorted(read.labelled_at, key=lambda item: (read.labelled_at[item], item))
+        order = items_in_labelled_order(study=study)
         return {
             "study": study.slug,
             "by": "window",
@@ -201,7 +285,7 @@ def study_agreement(
                     "dimension": d.key,
                     "level": level,
                     "windows": agreement_windows(
-                        _in_order(_at_level(read.ratings[d.key], level), order),
+                        _in_order(read[d.key].at_level(level).as_dict(), order),
                         size=window,
                         multiple=d.multiple,
                         bootstrap=bootstrap,
@@ -214,38 +298,9 @@ def study_agreement(
         }
     return {
         "study": study.slug,
-        "dimensions": _figures(
-            study=study,
-            scheme=scheme,
-            dimensions=dimensions,
-            read=read,
-            items=None,
-            bootstrap=bootstrap,
-            seed=seed,
-        ),
+        "dimensions": _figures(**figures, mask=None, bootstrap=bootstrap, seed=seed),
     }
 
 
-def _in_order(ratings: dict, order: list[int]) -> list[tuple[Hashable, dict]]:
+def _in_order(ratings: dict, order: list[int]) -> list[tuple[int, dict]]:
     return [(item, ratings[item]) for item in order if item in ratings]
-
-
-def _figures(*, study, scheme, dimensions, read, items, bootstrap, seed) -> list[dict]:
-    entries = []
-    for dimension in dimensions:
-        ratings = read.ratings[dimension.key]
-        if items is not None:
-            ratings = {item: ratings[item] for item in items if item in ratings}
-        for level in levels(dimension, scheme):
-            figures = agreement(
-                _at_level(ratings, level),
-                multiple=dimension.multiple,
-                bootstrap=bootstrap,
-                seed=seed,
-            )
-            reasons = _reasons(study=study, dimension=dimension, ratings=ratings, level=level)
-            for row in figures["per_category"]:
-                found = reasons.get(row["category"], Counter())
-                row["reasons"] = {reason: found[reason] for reason in DisagreementReason.values}
-            entries.append(_entry(dimension, level, figures))
-    return entries

@@ -4,7 +4,14 @@ import json
 
 import pytest
 
-from labeler.agreement import NO_CATEGORY, annotator_names, study_agreement, study_ratings
+from labeler.agreement import (
+    NO_CATEGORY,
+    annotator_names,
+    item_batches,
+    items_in_labelled_order,
+    study_agreement,
+    study_ratings,
+)
 from labeler.labels import study_scheme
 from labeler.models import StudyItem
 from labeler.services.adjudication import item_adjudicate, item_reopen
@@ -51,9 +58,11 @@ def label(study, user, labels):
 
 
 def ratings_of(study, names=None):
+    """{dimension key: {item id: {annotator: value}}}."""
     dimensions = study_scheme(study=study).dimensions
     names = names or annotator_names(study=study, pseudonyms=False)
-    return study_ratings(study=study, dimensions=dimensions, names=names)
+    read = study_ratings(study=study, dimensions=dimensions, names=names)
+    return {key: ratings.as_dict() for key, ratings in read.items()}
 
 
 def test_every_submission_is_one_rating_per_dimension(study, people, django_assert_num_queries):
@@ -70,22 +79,23 @@ def test_every_submission_is_one_rating_per_dimension(study, people, django_asse
     with django_assert_num_queries(1):
         read = study_ratings(study=study, dimensions=dimensions, names=names)
 
+    read = {key: ratings.as_dict() for key, ratings in read.items()}
     item, second = first.item_id, held.item_id
-    assert read.ratings["root-cause"] == {
+    assert read["root-cause"] == {
         item: {"cleo": "memory/leak", "abe": "memory/bloat", "bea": "threading"},
         second: {"cleo": "threading"},
     }
-    assert read.ratings["impact"][item] == {
+    assert read["impact"][item] == {
         "cleo": frozenset({"speed", "memory-use"}),
         "abe": frozenset({"speed"}),
         "bea": frozenset(),
     }
-    assert read.ratings["stage"][item] == {
+    assert read["stage"][item] == {
         "cleo": "training",
         "abe": NO_CATEGORY,
         "bea": NO_CATEGORY,
     }
-    assert read.batch == {item: 1, second: 1}
+    assert item_batches(study=study)[item] == 1
 
 
 def test_the_ratings_are_the_labels_as_they_were_when_the_item_first_became_final(study, people):
@@ -102,7 +112,7 @@ def test_the_ratings_are_the_labels_as_they_were_when_the_item_first_became_fina
     # After the reopening Cleo has seen the final label: her revision is kept, not counted.
     assignment_submit(assignment_id=mine.pk, user=cleo, labels=THREADS)
 
-    assert ratings_of(study).ratings["root-cause"][item.pk] == {
+    assert ratings_of(study)["root-cause"][item.pk] == {
         "cleo": "memory/bloat",
         "abe": "memory/bloat",
         "bea": "memory/bloat",
@@ -120,7 +130,7 @@ def test_imported_labels_are_ratings_like_the_apps(study):
     annotation_import(study=study, data=csv.encode(), source="old.csv")
     item = StudyItem.objects.get(study=study, report__repository=repository)
 
-    assert ratings_of(study).ratings["root-cause"][item.pk] == {
+    assert ratings_of(study)["root-cause"][item.pk] == {
         "old-a": "memory/leak",
         "old-b": "threading",
     }
@@ -135,7 +145,7 @@ def test_pseudonyms_follow_the_order_of_first_submission(study, people):
     names = annotator_names(study=study, pseudonyms=True)
 
     assert names == {cleo.pk: "A1", abe.pk: "A2", bea.pk: "A3"}
-    assert set(ratings_of(study, names).ratings["root-cause"][assignment.item_id]) == {"A2"}
+    assert set(ratings_of(study, names)["root-cause"][assignment.item_id]) == {"A2"}
 
 
 def test_items_are_ordered_by_when_their_last_rating_came_in(study, people):
@@ -144,8 +154,7 @@ def test_items_are_ordered_by_when_their_last_rating_came_in(study, people):
     label(study, abe, THREADS)  # item 0
     second = label(study, cleo, THREADS)  # item 1
     last = label(study, bea, THREADS)  # item 0, now complete after item 1 was started
-    read = ratings_of(study)
-    assert sorted(read.labelled_at, key=read.labelled_at.get) == [second.item_id, last.item_id]
+    assert items_in_labelled_order(study=study) == [second.item_id, last.item_id]
 
 
 def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(study, people):
@@ -274,3 +283,10 @@ def test_the_reasons_leads_gave_are_counted_per_category_in_dispute(study, peopl
     assert top_reasons["memory"]["codebook_ambiguity"] == 1
     assert top_reasons["memory"]["annotator_slip"] == 1
     assert top_reasons["threading"]["annotator_slip"] == 1
+
+
+def test_a_study_with_no_labels_yet_has_no_figures_and_says_why(study):
+    result = study_agreement(study=study, dimension="impact")
+    (impact,) = result["dimensions"]
+    assert (impact["items"], impact["ratings"], impact["krippendorff_alpha"]) == (0, 0, None)
+    assert impact["notes"]
