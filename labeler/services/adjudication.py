@@ -1,5 +1,5 @@
 """Final labels: decided on their own when the annotators agree, by a lead when they do not,
-or imported; withdrawn when a lead reopens them. Every step is kept in FinalLabelEvent.
+or imported from a file; withdrawn when a lead reopens them. Every step is kept in FinalLabelEvent.
 
 An item is final (StudyItem.adjudicated_at) when every dimension of its study has a final
 label: its annotations are then locked (a revision is refused as a conflict) and its
@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from config.api import CONFLICT
 from labeler.adjudication import items_answers
+from labeler.annotation_csv import AnnotationFileError, Problem, read_label_file
 from labeler.consensus import automatic_method
-from labeler.labels import Scheme, dimension_get, label_validate, study_scheme
+from labeler.labels import Scheme, dimension_get, label_validate, labels_validate, study_scheme
 from labeler.models import (
     AUTOMATIC_METHODS,
     DisagreementReason,
@@ -377,3 +379,103 @@ def study_majority_set(*, study: Study, majority: str) -> int:
             final_labels_settle(item_ids=chunk, scheme=scheme, majority=majority, now=now)
         )
     return finalised
+
+
+@dataclass(frozen=True)
+class FinalImportSummary:
+    items: int
+    labels: int
+    replaced: int
+
+
+def final_labels_import(*, study: Study, data: bytes, source: str = "upload"):
+    """Final labels decided elsewhere (a spreadsheet study's reconciled labels), from a labels
+    file (labeler.annotation_csv: item,annotator,dimension,value[,note]; `annotator` names who
+    decided). Every row is checked first and every problem reported at once, by line, as an
+    AnnotationFileError; else each item gets a final label on every dimension (method
+    imported; an optional dimension without a row: none), replacing the automatic ones, and
+    becomes final. The items must be in the study already and not final."""
+    label_file = read_label_file(data, source)
+    problems = list(label_file.problems)
+    scheme = study_scheme(study=study)
+    by_item: dict[tuple[str, int], list] = defaultdict(list)
+    for row in label_file.rows:
+        by_item[(row.repository.lower(), row.number)].append(row)
+    items = _items_by_key(study=study, keys=list(by_item))
+
+    def problem(line: int, what: str) -> None:
+        problems.append(Problem(line, f"{source}:{line}: {what}"))
+
+    decisions = []
+    for key, rows in by_item.items():
+        where = f"{key[0]}#{key[1]}"
+        first = rows[0].line
+        item = items.get(key)
+        if item is None:
+            problem(first, f"{where} is not an item of study {study.slug}; add it first")
+            continue
+        if item.adjudicated_at is not None:
+            problem(first, f"{where} is final already in study {study.slug}; reopen it first")
+        deciders = sorted({row.annotator for row in rows})
+        if len(deciders) > 1:
+            problem(first, f"{where}: one final label per item, not {', '.join(deciders)}'s")
+            continue
+        lines = {row.dimension: row.line for row in rows}
+        labels = {row.dimension: list(row.values) for row in rows}
+        try:
+            chosen = labels_validate(scheme=scheme, labels=labels)
+        except ValidationError as error:
+            for field, messages in error.message_dict.items():
+                dimension = field.removeprefix("labels.")
+                line = lines.get(dimension, first)
+                problems.extend(
+                    Problem(line, f"{source}:{line}: {where}, {dimension}: {message}")
+                    for message in messages
+                )
+            continue
+        note = "; ".join(dict.fromkeys(row.note for row in rows if row.note))
+        rationale = f"imported from {source}, decided by {deciders[0]}" + (
+            f": {note}" if note else ""
+        )
+        decisions += [
+            Decision(
+                item.pk,
+                dimension.pk,
+                tuple(chosen.get(dimension.key, ())),
+                FinalMethod.IMPORTED,
+                rationale,
+            )
+            for dimension in scheme.dimensions
+        ]
+    if problems:
+        raise AnnotationFileError.of(problems, source)
+    return _final_import_write(items=list(items.values()), decisions=decisions)
+
+
+def _items_by_key(*, study: Study, keys: list[tuple[str, int]]) -> dict[tuple[str, int], StudyItem]:
+    if not keys:
+        return {}
+    wanted = Q()
+    for repository, number in keys:
+        wanted |= Q(report__repository__full_name__iexact=repository, report__number=number)
+    items = (
+        StudyItem.objects.filter(study=study).filter(wanted).select_related("report__repository")
+    )
+    return {(i.report.repository.full_name.lower(), i.report.number): i for i in items}
+
+
+@transaction.atomic
+def _final_import_write(*, items: list[StudyItem], decisions: list[Decision]):
+    ids = sorted(item.pk for item in items)
+    locked = StudyItem.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    if any(final is not None for final in locked.values_list("adjudicated_at", flat=True)):
+        raise ValidationError("an item of the file became final while importing", code=CONFLICT)
+    replaced = list(FinalLabel.objects.filter(item_id__in=ids).values_list("pk", flat=True))
+    now = timezone.now()
+    if replaced:
+        _withdraw(label_ids=replaced, user=None, rationale=REPLACED_BY_IMPORT, now=now)
+    _decide(decisions=decisions, final=ids, user=None, now=now)
+    return FinalImportSummary(items=len(ids), labels=len(decisions), replaced=len(replaced))
+
+
+REPLACED_BY_IMPORT = "replaced by an imported final label"

@@ -4,8 +4,14 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from config.api import CONFLICT
+from labeler.annotation_csv import AnnotationFileError
 from labeler.models import FinalLabel, FinalLabelEvent, Study, StudyItem
-from labeler.services.adjudication import item_adjudicate, item_reopen, study_majority_set
+from labeler.services.adjudication import (
+    final_labels_import,
+    item_adjudicate,
+    item_reopen,
+    study_majority_set,
+)
 from labeler.services.annotation_import import annotation_import
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
@@ -399,3 +405,75 @@ def test_imported_labels_that_complete_an_item_are_decided_like_the_apps():
     item.refresh_from_db()
     assert item.adjudicated_at is None
     assert finals(item) == {"root-cause": (["memory/leak"], "unanimous")}
+
+
+@pytest.fixture
+def sheet():
+    """A study of two items, pytorch/pytorch#1 and #2; the first labelled in dispute."""
+    study = LabellingStudyFactory(slug="sheet", overlap=2)
+    repository = RepositoryFactory(owner="pytorch", name="pytorch")
+    for number in (1, 2):
+        StudyItemFactory(
+            study=study,
+            position=number,
+            report=BugReportFactory(repository=repository, number=number),
+        )
+    label_item(study, LEAK, BLOAT)
+    return study
+
+
+def import_final(study, text):
+    return final_labels_import(study=study, data=text.encode(), source="final.csv")
+
+
+def test_imported_final_labels_make_their_items_final_with_the_method_imported(sheet):
+    summary = import_final(
+        sheet,
+        "item,annotator,dimension,value,note\n"
+        "pytorch/pytorch#1,carol,root-cause,memory/leak,see the fix\n"
+        "pytorch/pytorch#1,carol,impact,speed;memory-use,\n"
+        "pytorch/pytorch#2,dave,root-cause,threading,\n",
+    )
+
+    assert (summary.items, summary.labels, summary.replaced) == (2, 4, 1)
+    first, second = sheet.items.order_by("position")
+    assert first.adjudicated_at is not None and second.adjudicated_at is not None
+    assert finals(first) == {
+        "root-cause": (["memory/leak"], "imported"),
+        "impact": (["speed", "memory-use"], "imported"),
+    }
+    assert finals(second) == {"root-cause": (["threading"], "imported"), "impact": ([], "imported")}
+    label = FinalLabel.objects.get(item=first, dimension__key="root-cause")
+    assert (label.decided_by, label.rationale) == (
+        None,
+        "imported from final.csv, decided by carol: see the fix",
+    )
+    # The automatic label of the disputed item's agreed impact was replaced, and the history
+    # says so.
+    assert events(first)[0] == ("decided", "impact", ["speed"], "unanimous")
+    assert events(first)[1] == ("reopened", "impact", ["speed"], "unanimous")
+
+
+def test_imported_final_labels_are_checked_first_every_problem_by_line(sheet):
+    item = sheet.items.order_by("position").first()
+    item_adjudicate(
+        item_id=item.pk, user=UserFactory(), decisions={"root-cause": decide("memory/leak")}
+    )
+
+    with pytest.raises(AnnotationFileError) as error:
+        import_final(
+            sheet,
+            "item,annotator,dimension,value\n"
+            "pytorch/pytorch#1,carol,root-cause,threading\n"
+            "pytorch/pytorch#2,carol,root-cause,\n"
+            "pytorch/pytorch#2,dave,impact,speed\n"
+            "pytorch/pytorch#3,carol,root-cause,threading\n"
+            "pytorch/pytorch#2,carol,impact,sped\n",
+        )
+
+    assert error.value.problems == [
+        "final.csv:2: pytorch/pytorch#1 is final already in study sheet; reopen it first",
+        "final.csv:3: pytorch/pytorch#2: one final label per item, not carol, dave's",
+        "final.csv:5: pytorch/pytorch#3 is not an item of study sheet; add it first",
+    ]
+    assert not FinalLabel.objects.filter(method="imported").exists()
