@@ -45,6 +45,7 @@ class ItemAnswers:
     needed: int
     final: bool
     was_final: bool
+    position: int = 0
     answers: dict[int, list[Answer]] = field(default_factory=dict)
     finals: dict[int, FinalAnswer] = field(default_factory=dict)
 
@@ -61,7 +62,7 @@ class ItemAnswers:
 # Plain SQL: one round trip for every item asked about, on the submission that completes one.
 ANSWERS_SQL = """
 SELECT item.id, item.submitted, item.needed, item.adjudicated_at IS NOT NULL,
-       item.first_final_at IS NOT NULL,
+       item.first_final_at IS NOT NULL, item.position,
        COALESCE((SELECT json_agg(json_build_array(answer.dimension_id, answer."values"))
                  FROM labeler_annotation answer WHERE answer.item_id = item.id), '[]'),
        COALESCE((SELECT json_agg(json_build_array(final.id, final.dimension_id, final."values",
@@ -78,8 +79,8 @@ def _answers(where: str, params) -> dict[int, ItemAnswers]:
         cursor.execute(ANSWERS_SQL.format(where=where), params)
         rows = cursor.fetchall()
     found = {}
-    for item_id, submitted, needed, final, was_final, answers, finals in rows:
-        state = ItemAnswers(item_id, submitted, needed, final, was_final)
+    for item_id, submitted, needed, final, was_final, position, answers, finals in rows:
+        state = ItemAnswers(item_id, submitted, needed, final, was_final, position)
         for dimension_id, values in answers:
             state.answers.setdefault(dimension_id, []).append(tuple(values))
         for final_id, dimension_id, values, method in finals:
@@ -179,11 +180,6 @@ def study_disagreements(
     """
     where = "item.study_id = %s AND item.submitted >= item.needed AND item.adjudicated_at IS NULL"
     pending = _answers(where, [study.pk])
-    positions = dict(
-        StudyItem.objects.filter(study=study, submitted__gte=F("needed")).values_list(
-            "pk", "position"
-        )
-    )
     entries = []
     for state in pending.values():
         dimensions = dimension_states(state=state, scheme=scheme, majority=study.majority)
@@ -196,11 +192,9 @@ def study_disagreements(
             if not open_:
                 continue
         agreement = min((d.agreement for d in open_), default=1.0)
-        entries.append(
-            QueueEntry(state.item_id, positions[state.item_id], False, dimensions, agreement)
-        )
+        entries.append(QueueEntry(state.item_id, state.position, False, dimensions, agreement))
     if unanimous:
-        entries += _final_unanimous(study=study, scheme=scheme, positions=positions)
+        entries += _final_unanimous(study=study, scheme=scheme)
     if ordering == "position":
         entries.sort(key=lambda e: (e.position, e.item_id))
     else:
@@ -209,17 +203,16 @@ def study_disagreements(
     return entries
 
 
-def _final_unanimous(*, study: Study, scheme: Scheme, positions) -> list[QueueEntry]:
+def _final_unanimous(*, study: Study, scheme: Scheme) -> list[QueueEntry]:
     """Final items whose every final label was reached by unanimity: no annotations read."""
     other = FinalLabel.objects.filter(item=OuterRef("pk")).exclude(method=FinalMethod.UNANIMOUS)
     finals = StudyItem.objects.filter(
         study=study, adjudicated_at__isnull=False, submitted__gte=F("needed")
     ).filter(~Exists(other))
-    submitted = dict(finals.values_list("pk", "submitted"))
     return [
         QueueEntry(
             item_id,
-            positions[item_id],
+            position,
             True,
             [
                 DimensionState(d.key, UNANIMOUS, 1.0, 1, ratings, True, False)
@@ -227,7 +220,7 @@ def _final_unanimous(*, study: Study, scheme: Scheme, positions) -> list[QueueEn
             ],
             1.0,
         )
-        for item_id, ratings in submitted.items()
+        for item_id, position, ratings in finals.values_list("pk", "position", "submitted")
     ]
 
 
