@@ -238,6 +238,15 @@ def _rationale_check(rationale, field: str) -> str:
     return rationale.strip()
 
 
+def _checked(errors: dict[str, str], check, *args, **kwargs):
+    """check(...)'s result, or None with its error added to `errors`."""
+    try:
+        return check(*args, **kwargs)
+    except ValidationError as error:
+        errors.update({field: messages[0] for field, messages in error.message_dict.items()})
+        return None
+
+
 def _decisions_parse(*, scheme: Scheme, item_id: int, decisions) -> list[Decision]:
     """Every problem of the decisions at once, each under `decisions.<dimension>.<field>`."""
     if not isinstance(decisions, dict) or not decisions:
@@ -249,38 +258,41 @@ def _decisions_parse(*, scheme: Scheme, item_id: int, decisions) -> list[Decisio
         if not isinstance(decision, dict) or "value" not in decision:
             errors[where] = "must be an object with value, rationale and reason"
             continue
-        try:
-            categories = label_validate(
-                scheme=scheme, key=key, value=decision["value"], field=f"{where}.value"
-            )
-        except ValidationError as error:
-            errors.update({k: v[0] for k, v in error.message_dict.items()})
-            continue
-        try:
-            rationale = _rationale_check(decision.get("rationale"), f"{where}.rationale")
-        except ValidationError as error:
-            errors.update({k: v[0] for k, v in error.message_dict.items()})
-            continue
-        reason = decision.get("reason")
-        if reason not in DisagreementReason.values:
-            errors[f"{where}.reason"] = (
-                f"{reason!r} is not one of {', '.join(DisagreementReason.values)}"
-            )
-            continue
-        dimension = scheme.dimension(key)
-        parsed.append(
-            Decision(
-                item_id,
-                dimension.pk,
-                tuple(categories),
-                FinalMethod.ADJUDICATED,
-                rationale,
-                reason,
-            )
+        categories = _checked(
+            errors,
+            label_validate,
+            scheme=scheme,
+            key=key,
+            value=decision["value"],
+            field=f"{where}.value",
         )
+        rationale = _checked(
+            errors, _rationale_check, decision.get("rationale"), f"{where}.rationale"
+        )
+        reason = _checked(errors, _reason_check, decision.get("reason"), f"{where}.reason")
+        if categories is not None and rationale is not None and reason is not None:
+            dimension = scheme.dimension(key)
+            parsed.append(
+                Decision(
+                    item_id,
+                    dimension.pk,
+                    tuple(categories),
+                    FinalMethod.ADJUDICATED,
+                    rationale,
+                    reason,
+                )
+            )
     if errors:
         raise ValidationError(errors)
     return parsed
+
+
+def _reason_check(reason, field: str) -> str:
+    if reason not in DisagreementReason.values:
+        raise ValidationError(
+            {field: f"{reason!r} is not one of {', '.join(DisagreementReason.values)}"}
+        )
+    return reason
 
 
 @transaction.atomic

@@ -254,11 +254,15 @@ def test_bad_decisions_are_named_and_nothing_is_written(decisions, field, words)
 def test_every_bad_decision_is_reported_at_once():
     study = make_study()
     item = label_item(study, LEAK, BLOAT)
-    decisions = {"root-cause": decide("memory"), "impact": decide(["speed"], reason="meh")}
+    decisions = {
+        "root-cause": decide("memory", rationale=""),
+        "impact": decide(["speed"], reason="meh"),
+    }
     with pytest.raises(ValidationError) as error:
         item_adjudicate(item_id=item.pk, user=UserFactory(), decisions=decisions)
     assert set(error.value.message_dict) == {
         "decisions.root-cause.value",
+        "decisions.root-cause.rationale",
         "decisions.impact.reason",
     }
 
