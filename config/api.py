@@ -26,6 +26,20 @@ def closest_name(name: str, known) -> str | None:
 # The largest id a PostgreSQL bigint holds: a larger one in a URL names nothing.
 MAX_ID = 2**63 - 1
 
+# The code of a Django ValidationError that refuses a request because of the state of what it
+# would change (a revision of a final item, say), not because of its input: it answers 409.
+CONFLICT = "conflict"
+
+
+class Conflict(exceptions.APIException):
+    status_code = 409
+    default_detail = "the request conflicts with the current state of what it changes"
+    default_code = CONFLICT
+
+
+def _is_conflict(error: DjangoValidationError) -> bool:
+    return not hasattr(error, "error_dict") and all(e.code == CONFLICT for e in error.error_list)
+
 
 def unknown_field_message(name: str, known: Iterable[str]) -> str:
     known = sorted(known)
@@ -94,7 +108,9 @@ def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
 
 
 def exception_handler(exc, context):
-    if isinstance(exc, DjangoValidationError):
+    if isinstance(exc, DjangoValidationError) and _is_conflict(exc):
+        exc = Conflict(" ".join(exc.messages))
+    elif isinstance(exc, DjangoValidationError):
         detail = (
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         )

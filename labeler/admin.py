@@ -3,7 +3,9 @@
 What the services keep consistent is read-only here: a study's codebook and dimensions once
 it exists (its scheme is cached as frozen), the items' counters, the draws, and every
 assignment, label and version (they change only through handing out and submitting, which
-count them on the item and record the history).
+count them on the item and record the history); final labels and their history too (they
+change through adjudication), and a study's majority policy (setting it through the API
+also decides the items it now allows).
 """
 
 from django.contrib import admin
@@ -12,6 +14,8 @@ from labeler.models import (
     Annotation,
     AnnotationVersion,
     Assignment,
+    FinalLabel,
+    FinalLabelEvent,
     Study,
     StudyBatch,
     StudyItem,
@@ -46,7 +50,7 @@ class StudyAdmin(admin.ModelAdmin):
     inlines = [StudyMemberInline]
 
     def get_readonly_fields(self, request, obj=None):
-        return ["codebook", "dimensions"] if obj is not None else []
+        return ["codebook", "dimensions", "majority"] if obj is not None else []
 
 
 @admin.register(StudyMember)
@@ -103,3 +107,17 @@ class AnnotationVersionAdmin(ReadOnlyAdmin):
     list_filter = ["item__study"]
     search_fields = ["annotator__username"]
     list_select_related = ["item__study", "item__report__repository", "annotator"]
+
+
+@admin.register(FinalLabel)
+class FinalLabelAdmin(ReadOnlyAdmin):
+    list_display = ["item", "dimension", "values", "method", "decided_by", "decided_at"]
+    list_filter = ["item__study", "method", "reason"]
+    list_select_related = ["item__study", "item__report__repository", "dimension", "decided_by"]
+
+
+@admin.register(FinalLabelEvent)
+class FinalLabelEventAdmin(ReadOnlyAdmin):
+    list_display = ["item", "dimension", "kind", "values", "method", "user", "created_at"]
+    list_filter = ["item__study", "kind", "method"]
+    list_select_related = ["item__study", "item__report__repository", "dimension", "user"]

@@ -182,5 +182,28 @@ def labels_validate(*, scheme: Scheme, labels, field: str = "labels") -> dict[st
     return chosen
 
 
+def dimension_get(*, scheme: Scheme, key: str, field: str = "dimension") -> Dimension:
+    """The scheme's dimension of that key; an error naming `field` and the known keys if none."""
+    dimension = scheme.dimension(key)
+    if dimension is None:
+        known = [d.key for d in scheme.dimensions]
+        raise ValidationError(
+            {
+                field: f"the study does not label dimension {key!r} (it labels: "
+                f"{', '.join(known)}){closest(key, known)}"
+            }
+        )
+    return dimension
+
+
+def label_validate(*, scheme: Scheme, key: str, value, field: str) -> list[Category]:
+    """One dimension's value, checked as `labels_validate` checks it; errors name `field`."""
+    dimension = dimension_get(scheme=scheme, key=key, field=field)
+    try:
+        return _dimension_values(scheme, dimension, value)
+    except ValueError as problem:
+        raise ValidationError({field: str(problem)}) from None
+
+
 def labels_paths(chosen: dict[str, list[Category]]) -> dict[str, list[str]]:
     return {key: [category.path for category in categories] for key, categories in chosen.items()}

@@ -128,3 +128,19 @@ def assignment_require_own(*, user, assignment_id) -> None:
 
 def user_can_create_study(user) -> bool:
     return user.is_authenticated and user.has_perm("labeler.add_study")
+
+
+def access_sees_agreement(access: StudyAccess) -> bool:
+    """Leads and researchers of the study (and staff) see its agreement figures."""
+    return access.can_view_progress
+
+
+def access_sees_annotator_names(access: StudyAccess) -> bool:
+    """Leads (and staff) may see who labelled what; everyone else sees pseudonyms."""
+    return access.can_lead
+
+
+def access_adjudicates(access: StudyAccess) -> bool:
+    """Adjudicating shows every annotator's labels: leads (and staff) who do not label in the
+    study, so that whoever labels stays blind."""
+    return access.sees_all_labels

@@ -139,6 +139,8 @@ SPECTACULAR_SETTINGS = {
         "ReportStateEnum": "mining.models.BugReport.State",
         "PullRequestStateEnum": "mining.models.PullRequest.State",
         "AssignmentStatusEnum": "labeler.models.Assignment.Status",
+        "DisagreementReasonEnum": "labeler.models.DisagreementReason",
+        "FinalMethodEnum": "labeler.models.FinalMethod",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -26,6 +26,7 @@ from labeler.models import (
     StudyItem,
     StudyMember,
 )
+from labeler.services.adjudication import final_labels_settle
 from labeler.services.studies import study_batch_append, study_member_add, user_create_unusable
 from mining.selectors import reports_by_key
 from mining.services.reports import report_stubs_create
@@ -293,6 +294,14 @@ def _write(*, study, scheme, groups, chosen, reports, missing, users, source) ->
         StudyItem.objects.filter(pk=item.pk).update(
             claimed=item.claimed + count, submitted=item.submitted + count
         )
+    # Imported labels count like the app's: the items they complete are decided as a
+    # submission would decide them.
+    completed = [
+        items[report_id].pk
+        for report_id, count in per_item.items()
+        if items[report_id].submitted + count >= items[report_id].needed
+    ]
+    final_labels_settle(item_ids=completed, scheme=scheme, majority=study.majority, now=now)
     return ImportSummary(
         rows=sum(len(group) for group in groups.values()),
         submissions=len(groups),

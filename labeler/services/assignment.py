@@ -8,6 +8,11 @@ inserts a new assignment), so no two wait on each other in a circle.
 `next` and `submit` run on every annotator's every item: on PostgreSQL, handing an item out
 and storing a submission are one plain-SQL statement each (CLAIM_SQL, SUBMIT_SQL); other
 databases get the same steps through the ORM. The tests run both.
+
+The submission that completes an item (and a revision of a complete item not final yet)
+also takes the automatic final-label decisions (labeler.services.adjudication): two more
+queries, while still holding the item's row lock. A final item's labels are locked: changing
+them is refused as a conflict, saying how the item became final.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from labeler.models import (
     Study,
     StudyItem,
 )
+from labeler.services.adjudication import final_labels_settle, item_final_conflict
 from taxonomy.models import Category
 
 Status = Assignment.Status
@@ -162,7 +168,8 @@ ASSIGNMENT_COLUMNS = ", ".join(
 
 def _locked_own(*, assignment_id: int, user) -> Assignment:
     """Lock the user's assignment; its item is read, not locked (SUBMIT_SQL changes its
-    counters as its first write): the assignment carries the item's `item_adjudicated_at`."""
+    counters as its first write): the assignment carries the item's `item_adjudicated_at` and
+    its study's `study_majority` policy."""
     assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
     if assignment is None:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
@@ -173,9 +180,11 @@ def _locked_own(*, assignment_id: int, user) -> Assignment:
 
 # Plain SQL: the ORM takes longer to build it than the database to answer.
 LOCK_OWN_SQL = """
-SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at
+SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at,
+       study.majority AS study_majority
 FROM labeler_assignment assignment
 JOIN labeler_studyitem item ON item.id = assignment.item_id
+JOIN labeler_study study ON study.id = assignment.study_id
 WHERE assignment.id = %s
 FOR UPDATE OF assignment
 """
@@ -184,13 +193,10 @@ FOR UPDATE OF assignment
 def _item_counters_refused(*, item_id: int) -> None:
     """Why the item's counters could not change (and so nothing of the submission is kept)."""
     if StudyItem.objects.filter(pk=item_id, adjudicated_at__isnull=False).exists():
-        raise ValidationError(ADJUDICATED)
+        raise item_final_conflict(item_id=item_id)
     raise ValidationError(
         "your hold on this item expired and other annotators took it; ask for the next one"
     )
-
-
-ADJUDICATED = "this item is adjudicated; its labels can no longer change"
 
 
 def _changes(old: dict, new: dict) -> dict:
@@ -232,14 +238,16 @@ def assignment_submit(
     A `note` or `unsure` left out (None) is "" and false on a first submission; a revision
     keeps what the assignment had. Every submission becomes a numbered version in the item's
     history with what changed.
-    Refused, with nothing stored: someone else's assignment, an adjudicated or skipped item,
-    a hold that expired after others took the item, and any label `labels_validate` refuses.
+    Refused, with nothing stored: someone else's assignment, a final item (a conflict), a
+    skipped item, a hold that expired after others took the item, and any label
+    `labels_validate` refuses. A submission that completes the item, or revises the labels of
+    a complete item not final yet, takes the automatic final-label decisions.
     The returned assignment carries its new labels as `labels` ({dimension key: [paths]}).
     """
     _submission_fields_check(note=note, unsure=unsure, seconds=seconds)
     assignment = _locked_own(assignment_id=assignment_id, user=user)
     if assignment.item_adjudicated_at is not None:
-        raise ValidationError(ADJUDICATED)
+        raise item_final_conflict(item_id=assignment.item_id)
     if assignment.status == Status.SKIPPED:
         raise ValidationError("you skipped this item; it went to other annotators")
     scheme = scheme or study_scheme_by_id(study_id=assignment.study_id)
@@ -253,6 +261,7 @@ def assignment_submit(
     now = timezone.now()
 
     new = labels_paths(chosen)
+    old = {}
     if first:
         changes = {}
     else:
@@ -280,7 +289,14 @@ def assignment_submit(
         first=first,
         reclaim=reclaim,
     )
-    _submission_write(submission)
+    complete = _submission_write(submission)
+    if complete and (first or new != old):
+        final_labels_settle(
+            item_ids=[assignment.item_id],
+            scheme=scheme,
+            majority=assignment.study_majority,
+            now=now,
+        )
     assignment.labels = new
     return assignment
 
@@ -301,8 +317,9 @@ class Submission:
     reclaim: bool
 
 
-def _submission_write(submission: Submission) -> None:
-    """The submission's rows and the item's counters, in one statement (one round trip)."""
+def _submission_write(submission: Submission) -> bool:
+    """The submission's rows and the item's counters, in one statement (one round trip).
+    Whether the item has all its annotations now."""
     assignment = submission.assignment
     chosen = submission.chosen.values()
     with connection.cursor() as cursor:
@@ -331,9 +348,10 @@ def _submission_write(submission: Submission) -> None:
                 "categories": [c.pk for cs in chosen for c in cs],
             },
         )
-        (counted,) = cursor.fetchone()
+        counted, complete = cursor.fetchone()
     if not counted:
         _item_counters_refused(item_id=assignment.item_id)
+    return complete
 
 
 # Every write is gated on the item's counters changing, and they change only while the item
@@ -347,7 +365,7 @@ WITH counted AS (
     WHERE item.id = %(item)s
       AND item.adjudicated_at IS NULL
       AND (NOT %(reclaim)s OR item.claimed < item.needed)
-    RETURNING item.id
+    RETURNING item.id, item.submitted >= item.needed AS complete
 ), saved AS (
     UPDATE labeler_assignment assignment
     SET status = %(status)s, submitted_at = %(submitted_at)s, note = %(note)s,
@@ -376,7 +394,7 @@ WITH counted AS (
     JOIN unnest(%(category_dimensions)s::bigint[], %(categories)s::bigint[])
         AS chosen(dimension_id, category_id) USING (dimension_id)
 )
-SELECT count(*) FROM counted
+SELECT count(*), COALESCE(bool_or(complete), false) FROM counted
 """
 
 

@@ -95,3 +95,26 @@ def test_every_model_of_the_three_apps_is_in_the_admin():
         and not admin.site.is_registered(model)
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize("model", ["finallabel", "finallabelevent"])
+def test_final_labels_and_their_history_are_read_only_in_the_admin(admin_client, data, model):
+    second = UserFactory()
+    StudyMemberFactory(study=data.study, user=second, role="annotator")
+    held = assignment_next(study=data.study, user=second)
+    assignment_submit(assignment_id=held.pk, user=second, labels=GOOD_LABELS)
+
+    listing = admin_client.get(f"/admin/labeler/{model}/")
+
+    assert listing.status_code == 200
+    obj = listing.context["cl"].result_list[0]
+    detail = admin_client.get(f"/admin/labeler/{model}/{obj.pk}/change/")
+    assert detail.status_code == 200
+    assert b'name="_save"' not in detail.content
+    assert admin_client.get(f"/admin/labeler/{model}/add/").status_code == 403
+    assert admin_client.post(f"/admin/labeler/{model}/{obj.pk}/delete/").status_code == 403
+
+
+def test_a_studys_majority_policy_is_not_changed_in_the_admin(admin_client, data):
+    html = admin_client.get(f"/admin/labeler/study/{data.study_id}/change/").content.decode()
+    assert 'name="majority"' not in html

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
-from labeler.models import Assignment, StudyItem
+from labeler.models import Assignment, FinalLabel, StudyItem
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
@@ -87,6 +87,11 @@ def test_every_item_gets_exactly_k_annotations_by_k_people(skip_rate):
     assert {(row["people"], row["total"]) for row in per_item} == {(OVERLAP, OVERLAP)}
     counters = set(StudyItem.objects.filter(study=study).values_list("claimed", "submitted"))
     assert counters == {(OVERLAP, OVERLAP)}
+    # Everyone gave the same labels: the last submission of each item decided it, whichever
+    # annotator's it was, having seen every other.
+    assert not StudyItem.objects.filter(study=study, adjudicated_at__isnull=True).exists()
+    methods = FinalLabel.objects.filter(item__study=study).values_list("method", flat=True)
+    assert sorted(set(methods)) == ["unanimous"] and len(methods) == ITEMS * 2
     assert not Assignment.objects.filter(study=study, status="held").exists()
     if skip_rate:
         assert Assignment.objects.filter(study=study, status="skipped").exists()

@@ -70,3 +70,43 @@ def test_the_count_covers_the_problems_past_the_cap(study, tmp_path):
     assert lines[1].startswith(f"{labels}:2: unknown item pytorch/pytorch#2 ")
     assert lines[-1] == f"{labels}: … and 10 more problems"
     assert len(lines) == MAX_PROBLEMS + 2
+
+
+def test_final_labels_from_a_file(study, tmp_path):
+    labels = tmp_path / "final.csv"
+    labels.write_text(
+        "item,annotator,dimension,value,note\n"
+        "PyTorch/PyTorch#1,carol,root-cause,memory/leak,the fix frees the cache\n"
+    )
+    out = StringIO()
+
+    call_command("import_annotations", "s", str(labels), "--final", stdout=out)
+
+    assert out.getvalue().strip() == (
+        "imported final labels of 1 items (2 labels; 0 automatic or earlier ones replaced)"
+    )
+    item = study.items.get()
+    assert item.adjudicated_at is not None
+    assert {(f.dimension.key, f.method) for f in item.final_labels.all()} == {
+        ("root-cause", "imported"),
+        ("impact", "imported"),
+    }
+
+
+def test_final_labels_problems_are_reported_by_line(study, tmp_path):
+    labels = tmp_path / "final.csv"
+    labels.write_text(
+        "item,annotator,dimension,value\n"
+        "pytorch/pytorch#1,carol,root-cause,memory\n"
+        "pytorch/pytorch#9,carol,root-cause,threading\n"
+    )
+    with pytest.raises(CommandError) as error:
+        call_command("import_annotations", "s", str(labels), "--final", stdout=StringIO())
+    assert str(error.value).splitlines() == [
+        "2 problems; nothing was imported:",
+        f"{labels}:2: pytorch/pytorch#1, root-cause: 'memory' has sub-categories; choose one "
+        "of: memory/leak, memory/bloat",
+        f"{labels}:3: pytorch/pytorch#9 is not an item of study s; add it first",
+    ]
+    with pytest.raises(CommandError, match="no --create-missing-reports"):
+        call_command("import_annotations", "s", str(labels), "--final", "--create-missing-reports")

@@ -6,7 +6,11 @@ from django.db import connection
 pytestmark = pytest.mark.django_db
 
 # Created by Django for many-to-many tables, which the app does not define itself.
-AUTOMATIC = {"labeler_annotation_categories", "labeler_study_dimensions"}
+AUTOMATIC = {
+    "labeler_annotation_categories",
+    "labeler_finallabel_categories",
+    "labeler_study_dimensions",
+}
 
 
 def test_no_index_repeats_the_first_columns_of_another():

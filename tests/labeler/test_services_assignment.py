@@ -243,7 +243,7 @@ def test_no_revision_after_adjudication(study):
     held = assignment_next(study=study, user=alice)
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
     StudyItem.objects.filter(pk=held.item_id).update(adjudicated_at=timezone.now())
-    with pytest.raises(ValidationError, match="adjudicated"):
+    with pytest.raises(ValidationError, match="is final"):
         assignment_submit(assignment_id=held.pk, user=alice, labels={"root-cause": "threading"})
 
 
@@ -294,9 +294,10 @@ def test_history_is_blind_until_adjudicated(study):
     alice, bob, lead = UserFactory(), UserFactory(), UserFactory()
     study.members.create(user=lead, role="lead")
     study.members.create(user=alice, role="annotator")
-    for person in (alice, bob):
+    # They disagree, so the item is complete but not final.
+    for person, labels in ((alice, GOOD), (bob, {"root-cause": "threading"})):
         held = assignment_next(study=study, user=person)
-        assignment_submit(assignment_id=held.pk, user=person, labels=GOOD)
+        assignment_submit(assignment_id=held.pk, user=person, labels=labels)
     item = items(study)[0]
 
     def seen_by(user):

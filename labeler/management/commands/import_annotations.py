@@ -3,8 +3,10 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from labeler.annotation_csv import AnnotationFileError
 from labeler.models import Study
-from labeler.services.annotation_import import AnnotationImportError, annotation_import
+from labeler.services.adjudication import final_labels_import
+from labeler.services.annotation_import import annotation_import
 
 
 class Command(BaseCommand):
@@ -22,8 +24,14 @@ class Command(BaseCommand):
             action="store_true",
             help="create reports not imported yet as stubs (the next import fills them in)",
         )
+        parser.add_argument(
+            "--final",
+            action="store_true",
+            help="the rows are final labels decided elsewhere (annotator: who decided), for "
+            "items already in the study; they become final, their method 'imported'",
+        )
 
-    def handle(self, *args, slug, file, create_missing_reports, **options):
+    def handle(self, *args, slug, file, create_missing_reports, final, **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"no study {slug!r}")
@@ -31,14 +39,25 @@ class Command(BaseCommand):
             data = file.read_bytes()
         except OSError as error:
             raise CommandError(f"{file}: {error.strerror}") from None
+        if final and create_missing_reports:
+            raise CommandError(
+                "--final takes items already in the study: no --create-missing-reports"
+            )
         try:
+            if final:
+                done = final_labels_import(study=study, data=data, source=str(file))
+                self.stdout.write(
+                    f"imported final labels of {done.items} items ({done.labels} labels; "
+                    f"{done.replaced} automatic or earlier ones replaced)"
+                )
+                return
             summary = annotation_import(
                 study=study,
                 data=data,
                 source=str(file),
                 create_missing_reports=create_missing_reports,
             )
-        except AnnotationImportError as error:
+        except AnnotationFileError as error:
             count = error.count
             raise CommandError(
                 f"{count} problem{'s' if count != 1 else ''}; nothing was imported:\n"

@@ -249,19 +249,23 @@ def test_next_and_submit_query_counts_are_pinned(
     codebook_freeze(codebook=study.codebook)
     first = client_for(annotator)
     assignment = next_item(first).json()["assignment"]
-    first.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
+    # Whose assignment; savepoint; lock; every write in one statement; release.
+    with django_assert_max_num_queries(5):
+        first.post(f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json")
 
     client = client_for(second_annotator)
     # Study and membership; the user's hold and stale holds; the hand-out; the report with its
     # comments.
     with django_assert_max_num_queries(4):
         assignment = next_item(client).json()["assignment"]
-    # Whose assignment; savepoint; lock; every write in one statement; release.
-    with django_assert_max_num_queries(5):
+    # The submission that completes the item, as above, and the automatic decision: the item's
+    # answers, then its final labels written in one statement.
+    with django_assert_max_num_queries(7):
         response = client.post(
             f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json"
         )
     assert response.status_code == 200
+    assert StudyItem.objects.get(pk=response.json()["item"]).adjudicated_at is not None
     # A reload gives the held item back: the held assignment instead of the hand-out.
     assignment = next_item(client).json()["assignment"]
     with django_assert_max_num_queries(4):

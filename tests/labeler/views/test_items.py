@@ -188,7 +188,8 @@ def test_leads_see_every_item_by_state_with_counts_and_no_labels(
     client, study, annotator, second_annotator, lead, django_assert_max_num_queries
 ):
     done = submitted(study, annotator)
-    submitted(study, second_annotator)  # the same item: now complete
+    # The same item: now complete, and not final, as the two disagree.
+    submitted(study, second_annotator, labels=OTHER_LABELS)
     assignment_next(study=study, user=annotator)  # the next item: in progress
     client.force_login(lead)
 
