@@ -5,6 +5,7 @@ from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.api import IdLookupMixin
 from mining import selectors, services, tasks
 from mining.filters import ReportFilter
 from mining.serializers import (
@@ -15,7 +16,7 @@ from mining.serializers import (
 )
 
 
-class ReportViewSet(viewsets.ReadOnlyModelViewSet):
+class ReportViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = ReportFilter
 
     def get_queryset(self):
@@ -39,7 +40,9 @@ class CanManageImports(permissions.BasePermission):
         return request.user.has_perm(services.MANAGE_IMPORTS)
 
 
-class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ImportJobViewSet(
+    IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     serializer_class = ImportJobSerializer
     permission_classes = [permissions.IsAuthenticated, CanManageImports]
 

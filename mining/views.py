@@ -61,6 +61,8 @@ def import_list(request):
 def _act(request, action) -> None:
     try:
         job = action()
+    except ImportJob.DoesNotExist:
+        raise Http404("no such import") from None
     except (ValidationError, PermissionDenied) as exc:
         text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
         messages.error(request, text)
