@@ -211,8 +211,9 @@ AXES_COOLOFF_TIME = dt.timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUT
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
-# Only failures are kept; successful sign-ins are not logged.
+# Only failures are kept; successful sign-ins are not logged, nor axes' banner at every start.
 AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
 # Behind a reverse proxy every request comes from its address: say how many proxies append to
 # X-Forwarded-For, or one person's typos lock everyone out.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
