@@ -5,6 +5,7 @@ what was wrong where, and is empty when the error is not about one input field.
 """
 
 import difflib
+import json
 from collections.abc import Iterable, Mapping
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -39,6 +40,41 @@ class Conflict(exceptions.APIException):
 
 def _is_conflict(error: DjangoValidationError) -> bool:
     return not hasattr(error, "error_dict") and all(e.code == CONFLICT for e in error.error_list)
+
+
+# No body of this API nests anywhere near this deep; far deeper would exhaust Python's recursion
+# in the decoder, the serializers or the renderer.
+MAX_JSON_DEPTH = 100
+
+
+def json_nesting_exceeds(body: bytes, limit: int) -> bool:
+    """Whether the JSON document `body` nests arrays and objects more than `limit` deep.
+
+    Without a cheap answer (fewer brackets than `limit` at all), it is decoded and walked
+    without recursion; one too deep for Python's decoder is too deep. A body that is not JSON
+    is left to the parser, which names the mistake.
+    """
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    try:
+        value = json.loads(body)
+    except RecursionError:
+        return True
+    except ValueError:
+        return False
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def unknown_field_message(name: str, known: Iterable[str]) -> str:

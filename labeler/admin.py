@@ -6,8 +6,13 @@ assignment, label and version (they change only through handing out and submitti
 count them on the item and record the history); final labels and their history too (they
 change through adjudication), and a study's majority policy (setting it through the API
 also decides the items it now allows).
+
+The admin is for staff, who may see everything, but whoever labels in a study stays blind
+there too (labeler.permissions.labels_hidden_from): the lists of assignments, labels and
+versions leave out the others' work on unadjudicated items of the studies they label in.
 """
 
+from django import forms
 from django.contrib import admin
 
 from labeler.models import (
@@ -21,6 +26,7 @@ from labeler.models import (
     StudyItem,
     StudyMember,
 )
+from labeler.permissions import labels_hidden_from
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -34,6 +40,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class BlindAdmin(ReadOnlyAdmin):
+    """Rows that carry an annotator's work, hidden from other annotators of the study."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).exclude(labels_hidden_from(request.user))
 
 
 class StudyMemberInline(admin.TabularInline):
@@ -67,8 +80,34 @@ class StudyBatchAdmin(ReadOnlyAdmin):
     list_filter = ["study"]
 
 
+class StudyItemForm(forms.ModelForm):
+    class Meta:
+        model = StudyItem
+        fields = ["priority", "needed"]
+
+    def clean_needed(self):
+        needed = self.cleaned_data["needed"]
+        if needed < 1:
+            raise forms.ValidationError("an item needs at least 1 annotation")
+        # Locked until the admin's transaction ends, so that no claim slips in between this
+        # check and the save (the hand-out skips a locked item; a submission waits for it).
+        claimed = (
+            StudyItem.objects.select_for_update()
+            .filter(pk=self.instance.pk)
+            .values_list("claimed", flat=True)
+            .first()
+        )
+        if claimed is not None and needed < claimed:
+            raise forms.ValidationError(
+                f"{claimed} annotators hold or submitted this item: it cannot need fewer "
+                f"than {claimed} annotations"
+            )
+        return needed
+
+
 @admin.register(StudyItem)
 class StudyItemAdmin(admin.ModelAdmin):
+    form = StudyItemForm
     list_display = ["study", "report", "batch", "position", "priority", "claimed", "submitted"]
     list_filter = ["study"]
     list_select_related = ["study", "report__repository"]
@@ -86,7 +125,7 @@ class StudyItemAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(ReadOnlyAdmin):
+class AssignmentAdmin(BlindAdmin):
     list_display = ["study", "item", "annotator", "status", "held_at", "submitted_at", "version"]
     list_filter = ["study", "status", "skip_reason"]
     search_fields = ["annotator__username"]
@@ -94,7 +133,7 @@ class AssignmentAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Annotation)
-class AnnotationAdmin(ReadOnlyAdmin):
+class AnnotationAdmin(BlindAdmin):
     list_display = ["item", "annotator", "dimension", "values", "updated_at"]
     list_filter = ["item__study"]
     search_fields = ["annotator__username"]
@@ -102,7 +141,7 @@ class AnnotationAdmin(ReadOnlyAdmin):
 
 
 @admin.register(AnnotationVersion)
-class AnnotationVersionAdmin(ReadOnlyAdmin):
+class AnnotationVersionAdmin(BlindAdmin):
     list_display = ["item", "annotator", "number", "created_at"]
     list_filter = ["item__study"]
     search_fields = ["annotator__username"]

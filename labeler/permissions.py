@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection
+from django.db.models import Q
 from django.http import Http404
 
 from labeler.models import Study, StudyMember
@@ -144,3 +145,13 @@ def access_adjudicates(access: StudyAccess) -> bool:
     """Adjudicating shows every annotator's labels: leads (and staff) who do not label in the
     study, so that whoever labels stays blind."""
     return access.sees_all_labels
+
+
+def labels_hidden_from(user) -> Q:
+    """The blind rule as a filter on labels (annotations, their versions, assignments), for
+    lists that otherwise show everything, such as the admin's: another annotator's labels on an
+    item not yet adjudicated, in a study where `user` labels too."""
+    annotates_in = StudyMember.objects.filter(user=user, role=MemberRole.ANNOTATOR).values("study")
+    return (
+        Q(item__study__in=annotates_in) & ~Q(annotator=user) & Q(item__adjudicated_at__isnull=True)
+    )

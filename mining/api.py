@@ -5,6 +5,7 @@ from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.api import IdLookupMixin
 from mining import selectors, tasks
 from mining.filters import ReportFilter
 from mining.permissions import CanManageImports
@@ -17,7 +18,7 @@ from mining.serializers import (
 from mining.services.import_jobs import import_job_cancel, import_job_create, import_job_rerun
 
 
-class ReportViewSet(viewsets.ReadOnlyModelViewSet):
+class ReportViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = ReportFilter
 
     def get_queryset(self):
@@ -33,7 +34,9 @@ class ReportViewSet(viewsets.ReadOnlyModelViewSet):
         return Response({**ReportDetailSerializer(report).data, "patches": patches})
 
 
-class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ImportJobViewSet(
+    IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     serializer_class = ImportJobSerializer
     permission_classes = [permissions.IsAuthenticated, CanManageImports]
 

@@ -73,6 +73,8 @@ def _act(request, action):
         return None
     try:
         job = action()
+    except ImportJob.DoesNotExist:
+        raise Http404("no such import") from None
     except ValidationError as exc:
         messages.error(request, "; ".join(exc.messages))
         return None

@@ -1,6 +1,7 @@
 from django.db.models import Prefetch
 from rest_framework import serializers, viewsets
 
+from config.api import IdLookupMixin
 from taxonomy.models import Category, Codebook, Dimension
 
 
@@ -28,7 +29,7 @@ class CodebookSerializer(serializers.ModelSerializer):
         fields = ["id", "key", "version", "name", "description", "source", "frozen", "dimensions"]
 
 
-class CodebookViewSet(viewsets.ReadOnlyModelViewSet):
+class CodebookViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     """Codebooks with their dimensions and category trees; readable by anyone signed in."""
 
     serializer_class = CodebookSerializer

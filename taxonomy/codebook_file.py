@@ -19,6 +19,9 @@ _PARENT_PATH = re.compile(r"(?:^|\.)[^.\[\]]+$|\[\d+\]$")
 CODEBOOK_FIELDS = {"key", "name", "version", "description", "source", "dimensions"}
 DIMENSION_FIELDS = {"key", "name", "help", "multiple", "required", "leaf_only", "categories"}
 CATEGORY_FIELDS = {"key", "parent", "name", "definition", "include", "exclude", "examples"}
+# A codebook is a few levels deep (dimensions, categories, their fields); far deeper nesting
+# is a mistake or an attack, and reading it would exhaust Python's recursion.
+MAX_NESTING = 50
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,42 @@ class CodebookSpec:
     description: str = ""
     source: str = ""
     dimensions: tuple[DimensionSpec, ...] = field(default_factory=tuple)
+
+
+class _Refused(yaml.YAMLError):
+    """Valid YAML that a codebook file may not use, at a place in the file."""
+
+    def __init__(self, message: str, mark):
+        super().__init__(message)
+        self.message = message
+        self.line = mark.line + 1
+
+
+class _CodebookLoader(yaml.SafeLoader):
+    """The safe loader without aliases and without deep nesting.
+
+    An alias repeats a value by reference: a few lines of them (the "billion laughs") expand
+    to gigabytes, and an alias inside its own anchor to a value that contains itself. A
+    codebook has no need for them: every value is written out where it is used.
+    """
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise _Refused(
+                f"aliases are not allowed in a codebook file (found *{event.anchor}): "
+                "write the value out where it is used",
+                event.start_mark,
+            )
+        if self._depth >= MAX_NESTING:
+            raise _Refused(f"nested deeper than {MAX_NESTING} levels", self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 class _Document:
@@ -258,7 +297,9 @@ def parse_codebook(text: str, source: str = "<codebook>") -> CodebookSpec:
     """Parse a codebook document; raise CodebookFileError listing every problem found."""
     doc = _Document(source)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_CodebookLoader)
+    except _Refused as error:
+        raise CodebookFileError([Problem(source, error.line, "", error.message)]) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark else None

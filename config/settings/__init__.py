@@ -5,6 +5,7 @@ in-process. Set DATABASE_URL and CELERY_BROKER_URL for PostgreSQL and real worke
 `config.settings.production` tightens security on top of this module.
 """
 
+import datetime as dt
 import os
 from pathlib import Path
 
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "taxonomy",
     "mining",
     "labeler",
@@ -57,6 +59,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # API bodies: size and JSON nesting checked before any view reads them.
+    "config.middleware.ApiBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Anonymous visitors see only the sign-in page. DRF views opt out of it and answer
@@ -64,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as axes asks: it turns a refused sign-in into its answer (config.auth).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -196,6 +202,26 @@ MINING_PATCH_MAX_CHARS = int(os.environ.get("MINING_PATCH_MAX_CHARS", "20000"))
 MINING_FILE_PAGE_SIZE = 500
 MINING_IMPORT_TIME_LIMIT_SECONDS = int(os.environ.get("MINING_IMPORT_TIME_LIMIT_SECONDS", "21600"))
 # ---- end of mining block -------------------------------------------------------------------
+
+# ---- Hardening: sign-in throttling, tokens, error answers — owned by config.auth/errors ----
+# Failed sign-ins (pages and API token) are counted per account and per address; either one
+# past the limit is refused for the cool-off, counted from its last attempt.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = dt.timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
+# Only failures are kept; successful sign-ins are not logged, nor axes' banner at every start.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
+# Behind a reverse proxy every request comes from its address: say how many proxies append to
+# X-Forwarded-For, or one person's typos lock everyone out.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# ---- end of hardening block ----------------------------------------------------------------
 
 LOGGING = {
     "version": 1,

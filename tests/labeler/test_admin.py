@@ -3,6 +3,7 @@
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.utils import timezone
 
 from labeler.models import Assignment, StudyItem
 from labeler.services.assignment import assignment_next, assignment_submit
@@ -13,6 +14,7 @@ from tests.labeler.factories import (
     StudyMemberFactory,
     UserFactory,
 )
+from tests.labeler.views.submissions import OTHER_LABELS
 
 pytestmark = pytest.mark.django_db
 
@@ -118,3 +120,108 @@ def test_final_labels_and_their_history_are_read_only_in_the_admin(admin_client,
 def test_a_studys_majority_policy_is_not_changed_in_the_admin(admin_client, data):
     html = admin_client.get(f"/admin/labeler/study/{data.study_id}/change/").content.decode()
     assert 'name="majority"' not in html
+
+
+def change_needed(client, item, needed):
+    return client.post(
+        f"/admin/labeler/studyitem/{item.pk}/change/", {"priority": item.priority, "needed": needed}
+    )
+
+
+def test_an_item_cannot_need_fewer_annotations_than_it_has_claims(admin_client, data):
+    item = data.item
+    second = UserFactory()
+    StudyMemberFactory(study=item.study, user=second, role="annotator")
+    assert assignment_next(study=item.study, user=second).item_id == item.pk
+
+    response = change_needed(admin_client, item, 1)
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "needed": [
+            "2 annotators hold or submitted this item: it cannot need fewer than 2 annotations"
+        ]
+    }
+    assert StudyItem.objects.get(pk=item.pk).needed == 2
+
+
+def test_an_item_needs_at_least_one_annotation(admin_client, data):
+    response = change_needed(admin_client, data.item, 0)
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "needed": ["an item needs at least 1 annotation"]
+    }
+    assert StudyItem.objects.get(pk=data.item_id).needed == 2
+
+
+def test_an_item_may_need_exactly_its_claims(admin_client, data):
+    response = change_needed(admin_client, data.item, 1)
+
+    assert response.status_code == 302
+    item = StudyItem.objects.get(pk=data.item_id)
+    assert (item.needed, item.claimed) == (1, 1)
+
+
+BLIND_MODELS = ["assignment", "annotation", "annotationversion"]
+
+
+@pytest.fixture
+def two_studies(data):
+    """Study "perf" (from `data`) where staff member `lead` labels too (disagreeing), with the other
+    annotator's submission and the lead's own; and a study where the lead does not label."""
+    perf = data.study
+    lead = UserFactory(username="staff-lead", is_staff=True, is_superuser=True)
+    StudyMemberFactory(study=perf, user=lead, role="annotator")
+    StudyMemberFactory(study=perf, user=lead, role="lead")
+    StudyItemFactory(study=perf, position=1)
+    own = assignment_next(study=perf, user=lead)
+    # Labels unlike the other annotator's, so that the item they share is not final.
+    assignment_submit(assignment_id=own.pk, user=lead, labels=OTHER_LABELS)
+
+    other = LabellingStudyFactory(slug="other")
+    StudyItemFactory(study=other, position=0)
+    stranger = UserFactory(username="stranger")
+    StudyMemberFactory(study=other, user=stranger, role="annotator")
+    theirs = assignment_next(study=other, user=stranger)
+    assignment_submit(assignment_id=theirs.pk, user=stranger, labels=GOOD_LABELS)
+    return lead, {"other's": data.annotator, "own": lead, "elsewhere": stranger}
+
+
+def listed_annotators(client, model):
+    listing = client.get(f"/admin/labeler/{model}/")
+    assert listing.status_code == 200
+    return {row.annotator.username for row in listing.context["cl"].queryset}
+
+
+@pytest.mark.parametrize("model", BLIND_MODELS)
+def test_a_staff_annotator_sees_only_their_own_work_in_studies_they_label(
+    client, two_studies, model
+):
+    lead, people = two_studies
+    client.force_login(lead)
+
+    assert listed_annotators(client, model) == {"staff-lead", "stranger"}
+    hidden = Assignment.objects.get(annotator=people["other's"]).item_id
+    rows = apps.get_model("labeler", model).objects.filter(item_id=hidden)
+    row = rows.filter(annotator=people["other's"]).first()
+    detail = client.get(f"/admin/labeler/{model}/{row.pk}/change/")
+    assert detail.status_code == 302
+
+
+@pytest.mark.parametrize("model", BLIND_MODELS)
+def test_once_adjudicated_the_others_work_shows(client, two_studies, model):
+    lead, people = two_studies
+    StudyItem.objects.filter(assignments__annotator=people["other's"]).update(
+        adjudicated_at=timezone.now()
+    )
+    client.force_login(lead)
+
+    assert listed_annotators(client, model) == {user.username for user in people.values()}
+
+
+@pytest.mark.parametrize("model", BLIND_MODELS)
+def test_a_staff_member_who_labels_nowhere_sees_everyone(admin_client, two_studies, model):
+    _, people = two_studies
+
+    assert listed_annotators(admin_client, model) == {user.username for user in people.values()}

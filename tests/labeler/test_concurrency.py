@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.models import Count
 
 from labeler.models import Assignment, FinalLabel, StudyItem
+from labeler.pending import study_nothing_left
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
@@ -19,16 +20,22 @@ OVERLAP = 3
 
 
 def next_or_none_when_settled(study, user):
-    """Ask for the next item; "nothing left" is final only once nobody holds an item, since a
-    held item that another annotator skips comes back to the pool."""
+    """Ask for the next item until one comes, or until none can come any more.
+
+    "Nothing for you now" is final only when no item the user has not taken still lacks
+    annotations: one held by another annotator comes back if they skip it. That is asked of
+    the database in one statement, after the hand-out said nothing: asking instead whether
+    anyone holds an item misses the skip that lands between the two queries, and the user
+    leaves while the skipped item still needs them.
+    """
     for _ in range(2000):
         assignment = assignment_next(study=study, user=user)
         if assignment is not None:
             return assignment
-        if not Assignment.objects.filter(study=study, status="held").exists():
+        if study_nothing_left(study=study, user=user).pending == 0:
             return None
         time.sleep(0.005)
-    raise AssertionError(f"{user} kept waiting for held items to settle")
+    raise AssertionError(f"{user} kept waiting for items held by others")
 
 
 def label_until_done(study, user, barrier, errors, skip_rate, seed):

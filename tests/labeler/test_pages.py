@@ -25,7 +25,7 @@ def test_sign_in_with_wrong_password_says_so(client, annotator):
     response = client.post(reverse("login"), {"username": "ann", "password": "wrong"})
 
     html = response.content.decode()
-    assert "Your username and password didn't match" in html
+    assert "Your username and password didn&#x27;t match" in html
     assert 'value="ann"' in html
 
 

@@ -1,6 +1,7 @@
 """The codebook file reader on plain text: good files, and every kind of bad one."""
 
 import textwrap
+import time
 
 import pytest
 
@@ -165,3 +166,67 @@ def test_missing_and_undecodable_files(tmp_path):
 def test_a_folder_is_not_a_codebook_file(tmp_path):
     with pytest.raises(CodebookFileError, match="a folder, not a file"):
         read_codebook_file(tmp_path)
+
+
+BILLION_LAUGHS = textwrap.dedent(
+    """\
+    key: laughs
+    name: Laughs
+    version: "1"
+    a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+    d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+    f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+    g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+    h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+    i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+    dimensions: *i
+    """
+)
+
+
+def test_a_billion_laughs_is_refused_at_its_first_alias_without_expanding_it():
+    started = time.monotonic()
+
+    problems = problems_of(BILLION_LAUGHS)
+
+    assert time.monotonic() - started < 1
+    assert problems == [
+        "book.yaml:5: (document): aliases are not allowed in a codebook file (found *a): "
+        "write the value out where it is used"
+    ]
+
+
+def test_an_alias_inside_its_own_anchor_is_refused():
+    text = GOOD.replace("dimensions:\n", "dimensions: &self\n  - *self\n", 1)
+
+    assert problems_of(text) == [
+        "book.yaml:7: (document): aliases are not allowed in a codebook file (found *self): "
+        "write the value out where it is used"
+    ]
+
+
+def test_a_merge_key_is_an_alias_too():
+    text = GOOD + "extra: &base {key: x}\nmore:\n  <<: *base\n"
+
+    assert problems_of(text) == [
+        "book.yaml:30: (document): aliases are not allowed in a codebook file (found *base): "
+        "write the value out where it is used"
+    ]
+
+
+def test_an_anchor_without_alias_is_harmless():
+    spec = parse_codebook(GOOD.replace("name: Root cause", "name: &rc Root cause"), "book.yaml")
+
+    assert spec.dimensions[0].name == "Root cause"
+
+
+def test_deep_nesting_is_refused_with_its_line():
+    deep = "[" * 50_000 + "]" * 50_000
+    text = f"key: deep\nname: Deep\nversion: '1'\ndimensions:\n  - {deep}\n"
+
+    problems = problems_of(text)
+
+    assert problems == ["book.yaml:5: (document): nested deeper than 50 levels"]

@@ -1,0 +1,34 @@
+"""Checks on API request bodies before any view reads them."""
+
+from django.core.exceptions import RequestDataTooBig
+
+from config.api import MAX_JSON_DEPTH, json_nesting_exceeds
+from config.errors import api_error, body_too_large, is_api
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or content_type.endswith("+json")
+
+
+class ApiBodyMiddleware:
+    """Every API body within DATA_UPLOAD_MAX_MEMORY_SIZE (413), and every JSON body nested at
+    most MAX_JSON_DEPTH levels (400), in the API's error body.
+
+    Here rather than in a parser: a view may name its own parsers, and Django applies the size
+    limit only when the body is read through it (DRF's parsers read the raw stream).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if is_api(request) and request.META.get("CONTENT_LENGTH") not in (None, "", "0"):
+            try:
+                body = request.body
+            except RequestDataTooBig:
+                return body_too_large(request)
+            if _is_json(request.content_type) and json_nesting_exceeds(body, MAX_JSON_DEPTH):
+                return api_error(
+                    400, f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels"
+                )
+        return self.get_response(request)

@@ -1,0 +1,144 @@
+"""API bodies: nesting beyond MAX_JSON_DEPTH and size beyond the limit answer the API's error
+body, on every endpoint, before any view reads them."""
+
+import json
+
+import pytest
+from django.test import Client
+
+from config.api import MAX_JSON_DEPTH, json_nesting_exceeds
+from labeler.services.assignment import assignment_next
+from tests.labeler.factories import TEST_PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+TOO_DEEP = {
+    "message": f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels",
+    "fields": {},
+}
+
+
+def nested_list(depth: int, inner="memory/leak"):
+    """`depth` lists, one inside the other, around `inner`."""
+    value = inner
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def post_json(client, path, body: str):
+    return client.post(path, body, content_type="application/json")
+
+
+@pytest.fixture
+def signed_in(study, lead):
+    client = Client()
+    client.force_login(lead)
+    return client
+
+
+def test_fifty_thousand_brackets_to_the_token_endpoint():
+    response = post_json(Client(), "/api/auth/token/", "[" * 50_000)
+
+    assert response.status_code == 400
+    assert response.json() == TOO_DEEP
+
+
+def test_fifty_thousand_brackets_to_the_study_preview(signed_in):
+    response = post_json(signed_in, "/api/studies/preview/", "[" * 50_000 + "]" * 50_000)
+
+    assert response.status_code == 400
+    assert response.json() == TOO_DEEP
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH, 900, 50_000])
+def test_nested_lists_inside_labels_of_a_submission(study, annotator, depth):
+    held = assignment_next(study=study, user=annotator)
+    client = Client()
+    client.force_login(annotator)
+    body = '{"labels": {"root-cause": ' + "[" * depth + '"memory/leak"' + "]" * depth + "}}"
+
+    response = post_json(client, f"/api/assignments/{held.pk}/submit/", body)
+
+    assert response.status_code == 400
+    assert response.json() == TOO_DEEP
+
+
+def test_deep_but_legal_json_reaches_the_view(study, annotator):
+    held = assignment_next(study=study, user=annotator)
+    client = Client()
+    client.force_login(annotator)
+    # The body's object, the labels' object and the lists: MAX_JSON_DEPTH levels in all.
+    labels = {"root-cause": nested_list(MAX_JSON_DEPTH - 2)}
+
+    response = post_json(
+        client, f"/api/assignments/{held.pk}/submit/", json.dumps({"labels": labels})
+    )
+
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["labels.root-cause"]
+
+
+def test_deep_but_legal_json_signs_in(annotator):
+    body = {"username": "ann", "password": TEST_PASSWORD, "extra": nested_list(MAX_JSON_DEPTH - 1)}
+
+    response = post_json(Client(), "/api/auth/token/", json.dumps(body))
+
+    assert response.status_code == 200
+    assert set(response.json()) == {"token"}
+
+
+def test_brackets_inside_strings_do_not_count():
+    body = json.dumps({"note": "[" * 10_000, "more": ["{" * 500]}).encode()
+
+    assert not json_nesting_exceeds(body, MAX_JSON_DEPTH)
+
+
+def test_the_limit_itself_is_allowed():
+    assert not json_nesting_exceeds(json.dumps(nested_list(10)).encode(), 10)
+    assert json_nesting_exceeds(json.dumps(nested_list(11)).encode(), 10)
+    assert json_nesting_exceeds(json.dumps({"a": [{"b": nested_list(8)}]}).encode(), 10)
+
+
+def test_a_body_that_is_not_json_is_left_to_the_parser(signed_in):
+    assert not json_nesting_exceeds(b"[" * 200 + b"oops", MAX_JSON_DEPTH)
+
+    response = post_json(signed_in, "/api/studies/preview/", "{oops")
+
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("JSON parse error - Expecting property name")
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "application/x-www-form-urlencoded", "text/plain"]
+)
+def test_a_body_over_the_size_limit_is_a_413_in_json(settings, signed_in, content_type):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+
+    response = signed_in.post("/api/studies/preview/", "x" * 1001, content_type=content_type)
+
+    assert response.status_code == 413
+    assert response.json() == {
+        "message": "the request body is larger than 1,000 bytes",
+        "fields": {},
+    }
+
+
+def test_a_body_at_the_size_limit_is_read(settings, signed_in):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    body = json.dumps({"codebook": "x" * 900})
+
+    response = post_json(signed_in, "/api/studies/preview/", body.ljust(1000))
+
+    assert response.status_code == 200
+    assert "seed" in response.json()
+
+
+def test_a_page_over_the_size_limit_answers_an_html_413(settings, annotator):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+
+    response = Client().post("/accounts/login/", {"username": "ann", "password": "x" * 2000})
+
+    assert response.status_code == 413
+    assert response["Content-Type"].startswith("text/html")
+    assert b"The request body is larger than 1,000 bytes." in response.content
