@@ -3,6 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
 from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
@@ -34,4 +35,9 @@ study_patterns = [
     ),
 ]
 
-urlpatterns = [path("ping/", PingView.as_view(), name="api-ping"), *study_patterns, *router.urls]
+urlpatterns = [
+    path("ping/", PingView.as_view(), name="api-ping"),
+    path("reports/compare/", ReportCompareView.as_view(), name="api-reports-compare"),
+    *study_patterns,
+    *router.urls,
+]

@@ -184,7 +184,10 @@ def reports_filtered(
         for name, messages in filters.errors.items():
             errors.setdefault(name, []).extend(messages)
     if errors:
-        raise ValidationError(errors)
+        # In the order the parameters were given.
+        order = {name: index for index, name in enumerate(params)}
+        ordered = sorted(errors.items(), key=lambda error: order.get(error[0], len(order)))
+        raise ValidationError(dict(ordered))
     return filters.qs
 
 
