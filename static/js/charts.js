@@ -78,7 +78,7 @@ function readSeries(table) {
   };
 }
 
-function baseLayout(figure, extra) {
+function baseLayout(extra) {
   const layout = {
     font: { family: "system-ui, sans-serif", size: 12, color: "#1d2330" },
     margin: { t: 24, r: 24, b: 48, l: 24 },
@@ -114,7 +114,7 @@ function barChart(figure, table) {
   const rows = data.labels.length * Math.max(1, data.series.length);
   return {
     traces: traces,
-    layout: baseLayout(figure, {
+    layout: baseLayout({
       barmode: "group",
       height: Math.max(200, 64 + 26 * rows),
       showlegend: data.series.length > 1,
@@ -149,7 +149,7 @@ function heatmapChart(figure, table) {
         colorbar: { tickformat: figure.dataset.yFormat, thickness: 12 },
       },
     ],
-    layout: baseLayout(figure, {
+    layout: baseLayout({
       height: Math.max(220, 110 + 34 * data.labels.length),
       yaxis: { autorange: "reversed", automargin: true, title: axisTitle(figure, "y") },
       xaxis: { side: "top", automargin: true, title: axisTitle(figure, "x") },
@@ -194,7 +194,7 @@ function boxChart(figure, table) {
   const format = (value) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
   return {
     traces: traces,
-    layout: baseLayout(figure, {
+    layout: baseLayout({
       height: 300,
       xaxis: { type: "category", automargin: true, title: axisTitle(figure, "x") },
       yaxis: { tickformat: figure.dataset.yFormat, title: axisTitle(figure, "y"), automargin: true, zeroline: false },
@@ -224,7 +224,7 @@ function lineChart(figure, table) {
       marker: { symbol: cycle(SYMBOLS, index), size: 7, color: cycle(COLOURS, index) },
       connectgaps: false,
     })),
-    layout: baseLayout(figure, {
+    layout: baseLayout({
       height: 320,
       showlegend: true,
       legend: { orientation: "h", y: -0.25 },
