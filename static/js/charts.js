@@ -20,6 +20,9 @@
 // On the figure: data-y-format (a d3 format for the value axis, e.g. ".0%"), data-x-title,
 // data-y-title.
 //
+// A chart whose table has no number to draw says so in its place; so does a page where the
+// chart library did not load.
+//
 // renderCharts(root) draws every figure[data-chart] under root and puts a "Download CSV" link
 // under every table[data-csv] (charted or not). drawChart(figure) draws one figure;
 // csvText(table) is a table as CSV (RFC 4180), data-values in place of the shown text.
@@ -78,6 +81,11 @@ function readSeries(table) {
   };
 }
 
+// Whether any series has a number to draw.
+function hasValues(data) {
+  return data.series.some((series) => series.values.some((value) => value !== null));
+}
+
 function baseLayout(extra) {
   const layout = {
     font: { family: "system-ui, sans-serif", size: 12, color: "#1d2330" },
@@ -95,6 +103,7 @@ function axisTitle(figure, which) {
 
 function barChart(figure, table) {
   const data = readSeries(table);
+  if (!hasValues(data)) return null;
   const traces = data.series.map((series, index) => ({
     type: "bar",
     orientation: "h",
@@ -127,6 +136,7 @@ function barChart(figure, table) {
 
 function heatmapChart(figure, table) {
   const data = readSeries(table);
+  if (!hasValues(data)) return null;
   const columns = data.series.map((series) => series.name);
   return {
     traces: [
@@ -213,6 +223,7 @@ function boxChart(figure, table) {
 
 function lineChart(figure, table) {
   const data = readSeries(table);
+  if (!hasValues(data)) return null;
   return {
     traces: data.series.map((series, index) => ({
       type: "scatter",
@@ -267,7 +278,7 @@ export function drawChart(figure) {
     return;
   }
   const chart = kind(figure, table);
-  if (!chart || !chart.traces.length) {
+  if (!chart) {
     say(plot, "Nothing to draw: the table has no values.");
     return;
   }

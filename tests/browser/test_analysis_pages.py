@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import decided_study
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
@@ -37,6 +38,14 @@ def offline(page, live_server):
 
 
 NOTHING = "Nothing to draw: the table has no values."
+MEASURES = (
+    "time_to_fix_days",
+    "fix_size_lines",
+    "time_to_first_comment_hours",
+    "comments",
+    "commenters",
+    "participants",
+)
 
 
 def expect_every_chart_drawn_with_its_table(page, empty=()):
@@ -103,6 +112,21 @@ def test_a_lead_reads_the_study_analysis(offline, sign_in, annotator, lead, rese
     name, rows = download_csv(page, page.get_by_test_id("crosstab-table"))
     assert rows[0][1:] == ["octo/tf", "octo/torch", "Total"]
     assert rows[1][1:] == ["0", "2", "2"] and rows[2][1:] == ["2", "0", "2"]
+
+
+def test_a_study_without_final_labels_says_there_is_nothing_to_draw(offline, sign_in, lead):
+    page = offline
+    study = LabellingStudyFactory(slug="fresh")
+    StudyItemFactory(study=study)
+    StudyMemberFactory(study=study, user=lead, role="lead")
+    sign_in(lead)
+    page.goto("/studies/fresh/analysis/")
+
+    expect(page.get_by_test_id("final-items")).to_contain_text("0 of 1 item have")
+    # The shares and measures are none; the cross-tabulation's counts are zeros, drawn.
+    empty = {"counts-root-cause", "counts-impact"} | {f"box-{key}" for key in MEASURES}
+    expect_every_chart_drawn_with_its_table(page, empty=empty)
+    expect(page.get_by_test_id("crosstab-chart").locator("svg text").first).to_have_text("0")
 
 
 def test_anyone_compares_two_groups_of_reports(offline, sign_in, annotator):
