@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 
@@ -10,6 +11,7 @@ from labeler.models import (
     Annotation,
     AnnotationVersion,
     Assignment,
+    FinalLabel,
     Study,
     StudyItem,
     StudyMember,
@@ -228,3 +230,25 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
         skipped=counts["skipped"],
         per_annotator=annotators,
     )
+
+
+class FinalLabelRow(NamedTuple):
+    item_id: int
+    report_id: int
+    dimension: str
+    values: tuple[str, ...]
+
+
+def study_final_labels(*, study: Study) -> list[FinalLabelRow]:
+    """The study's final labels: (item id, report id, dimension key, category key paths) per
+    item and dimension that has one, by item and dimension position. Only items that are
+    final now count (a reopened item is not, until it is decided again)."""
+    rows = (
+        FinalLabel.objects.filter(item__study=study, item__adjudicated_at__isnull=False)
+        .order_by("item__position", "item_id", "dimension__position")
+        .values_list("item_id", "item__report_id", "dimension__key", "values")
+    )
+    return [
+        FinalLabelRow(item_id, report_id, dimension, tuple(sorted(values)))
+        for item_id, report_id, dimension, values in rows
+    ]
