@@ -24,9 +24,10 @@ sys.path.insert(0, str(ROOT))
 
 from config.embedded_db import DATA_DIR, EmbeddedDatabaseError, EmbeddedPostgres  # noqa: E402
 
-# A worker stopping lets its import stop at its next step for this long. Longer means a
-# GitHub request in flight, which the pool process would see to its end (with retries).
-WORKER_GRACE_SECONDS = 5
+# A worker stopping lets its import stop at its next step for this long (an idle worker takes
+# about 5 s to stop). Longer means a GitHub request in flight, which the pool process would
+# see to its end, retries included.
+WORKER_GRACE_SECONDS = 8
 
 
 def worker_command() -> list[str]:
@@ -134,12 +135,14 @@ def main() -> int:
     for sig in STOP_SIGNALS:
         signal.signal(sig, _stop_requested)
     try:
-        with database(data) as url, worker({**os.environ, "DATABASE_URL": url}, data) as env:
+        with database(data) as url:
+            env = {**os.environ, "DATABASE_URL": url}
             manage(env, "migrate", "--noinput")
             manage(env, "load_codebook", "--builtin", "all")
             manage(env, "load_demo", "--url", f"http://{args.host}:{args.port}/")
-            print(f"Serving on http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
-            return serve(env, args.host, args.port)
+            with worker(env, data) as env:
+                print(f"Serving on http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
+                return serve(env, args.host, args.port)
     except EmbeddedDatabaseError as error:
         print(f"embedded PostgreSQL: {error}", file=sys.stderr)
         return 1
