@@ -506,12 +506,15 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not args.command:
             parser.error("no COMMAND given")
-        if os.environ.get("DATABASE_URL") or (
-            args.unless_server and _answers_tcp(args.unless_server)
-        ):
-            os.execvp(args.command[0], args.command)  # noqa: S606 (the caller's own command)
+        # Importing this package set DJANGO_SETTINGS_MODULE to the default (the Celery app in
+        # config/__init__.py does): the command chooses its own, e.g. pytest its test settings.
+        env = dict(os.environ)
+        if env.get("DJANGO_SETTINGS_MODULE") == "config.settings":
+            del env["DJANGO_SETTINGS_MODULE"]
+        if env.get("DATABASE_URL") or (args.unless_server and _answers_tcp(args.unless_server)):
+            os.execvpe(args.command[0], args.command, env)  # noqa: S606 (the caller's command)
         with server.running() as url:
-            return _call(args.command, {**os.environ, "DATABASE_URL": url})
+            return _call(args.command, {**env, "DATABASE_URL": url})
     except EmbeddedDatabaseError as error:
         print(f"embedded PostgreSQL: {error}", file=sys.stderr)
         return 1

@@ -128,6 +128,34 @@ def test_two_runs_started_together_on_a_fresh_folder_share_one_server(tmp_path):
         assert query(url, "SELECT count(*) FROM t") == [(2,)]
 
 
+def test_a_server_left_running_by_a_killed_run_is_used_then_stopped(data):
+    clean = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    run = subprocess.Popen(
+        [sys.executable, "-m", "config.embedded_db", "--data", str(data), "sleep", "60"],
+        cwd=ROOT,
+        env=clean,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    server = EmbeddedPostgres(data)
+    deadline = time.monotonic() + 60
+    while not server.answers() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = postmaster(server)
+    run.kill()
+    run.wait()
+    assert left.is_running() and not server.in_use()
+    messages = []
+
+    with server.running(say=messages.append) as url:
+        assert query(url, "SELECT 1") == [(1,)]
+        assert postmaster(server).pid == left.pid
+
+    assert f"using the server already running on {server.pgdata}" in messages
+    assert messages[-1] == "stopped"
+    left.wait(timeout=30)  # gone, not merely told to stop
+
+
 def test_after_a_killed_server_it_starts_again_with_its_committed_data(data):
     server = EmbeddedPostgres(data)
     with server.running(say=lambda m: None) as url:
@@ -288,6 +316,17 @@ def test_the_command_line_runs_a_command_with_the_database_url_and_its_exit_code
     assert result.returncode == 3, result.stderr
     assert result.stdout.strip() == EmbeddedPostgres(data).url()
     assert not EmbeddedPostgres(data).answers()
+
+
+def test_the_command_line_leaves_the_settings_module_to_the_command(data):
+    clean = {
+        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    show = "import os; print(os.environ.get('DJANGO_SETTINGS_MODULE', 'unset'))"
+
+    result = run_module("--data", str(data), sys.executable, "-c", show, env=clean)
+
+    assert (result.returncode, result.stdout.strip()) == (0, "unset"), result.stderr
 
 
 def test_the_command_line_leaves_the_database_alone_when_a_server_answers_there(data):
