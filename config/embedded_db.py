@@ -244,8 +244,8 @@ class EmbeddedPostgres:
         status = folder.lstat()
         if not stat.S_ISDIR(status.st_mode) or status.st_uid != owner or status.st_mode & 0o077:
             raise EmbeddedDatabaseError(
-                f"the socket folder {folder} is not a private folder of the server's user: "
-                "delete it, then run again"
+                f"the embedded PostgreSQL's socket folder {folder} is not a private folder of "
+                "the server's user: delete it, then run again"
             )
 
     def _stop(self, say: Say) -> None:
@@ -460,7 +460,8 @@ class EmbeddedPostgres:
         )
         if check and result.returncode != 0:
             raise EmbeddedDatabaseError(
-                f"{program} {' '.join(args)} failed: {_last_line(result.stderr)}"
+                f"the embedded PostgreSQL's {program} {' '.join(args)} failed: "
+                f"{_last_line(result.stderr)}"
             )
         return result
 
@@ -516,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         with server.running() as url:
             return _call(args.command, {**env, "DATABASE_URL": url})
     except EmbeddedDatabaseError as error:
-        print(f"embedded PostgreSQL: {error}", file=sys.stderr)
+        print(error, file=sys.stderr)
         return 1
 
 

@@ -144,7 +144,7 @@ def main() -> int:
                 print(f"Serving on http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
                 return serve(env, args.host, args.port)
     except EmbeddedDatabaseError as error:
-        print(f"embedded PostgreSQL: {error}", file=sys.stderr)
+        print(error, file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as error:
         return error.returncode
