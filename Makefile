@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run demo test lint services browser bench worker clean
+.PHONY: install run test lint services browser bench worker clean clean-db
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,20 +16,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## run: install, migrate, load the built-in codebooks and the demo, serve on 127.0.0.1:8000
-run: demo
-	@echo "Serving on http://$(HOST):$(PORT)/  (Ctrl-C stops)"
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+## run: install, then (scripts/run.py) the embedded PostgreSQL unless DATABASE_URL is set, a
+## worker on a folder queue unless CELERY_BROKER_URL is set, migrate, the built-in codebooks
+## and the demo, and serve on 127.0.0.1:8000 until Ctrl-C, which stops all of it
+run: install
+	$(BIN)/python scripts/run.py --host $(HOST) --port $(PORT)
 
-demo: install
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_codebook --builtin all
-	$(BIN)/python manage.py load_demo --url http://$(HOST):$(PORT)/
-
-## test: lint, migration check, then every test against PostgreSQL, Redis and Chromium
+## test: lint, then every test (the migration check too) on PostgreSQL at 127.0.0.1:5432 when
+## it answers (or DATABASE_URL), else on the embedded one; Redis and Chromium as well
 test: install services browser lint
-	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python -m pytest
+	$(BIN)/python -m config.embedded_db --unless-server 127.0.0.1:5432 $(BIN)/python -m pytest
 
 lint: install
 	$(BIN)/ruff format --check .
@@ -52,5 +48,11 @@ bench: install services
 worker: install
 	$(BIN)/celery -A config worker --loglevel=info
 
+## clean: the virtual environment and caches; the data (.data/) stays
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+
+## clean-db: delete the embedded PostgreSQL's data and the folder queue (.data/): refused
+## while a `make run` or `make test` uses them
+clean-db: install
+	$(BIN)/python -m config.embedded_db --delete

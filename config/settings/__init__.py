@@ -1,16 +1,20 @@
 """Project settings, read from environment variables (12-factor).
 
-With nothing set, the app runs on a laptop: a SQLite file database and Celery tasks run
-in-process. Set DATABASE_URL and CELERY_BROKER_URL for PostgreSQL and real workers.
+With nothing set, the app runs on a laptop: the embedded PostgreSQL under the project
+(config/embedded_db.py) and Celery tasks run in-process; `make run` adds a worker on a
+folder queue. Set DATABASE_URL and CELERY_BROKER_URL for another server and real workers.
 `config.settings.production` tightens security on top of this module.
 """
 
 import datetime as dt
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from config.embedded_db import DATA_DIR, EmbeddedPostgres
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -91,9 +95,12 @@ TEMPLATES = [
     },
 ]
 
+# Without DATABASE_URL, the database is the embedded PostgreSQL with its data in this folder
+# (manage.py then says how to start it when it is not running).
+EMBEDDED_DATABASE_DIR = None if os.environ.get("DATABASE_URL") else DATA_DIR
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        os.environ.get("DATABASE_URL") or EmbeddedPostgres(DATA_DIR).url(),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
         conn_health_checks=True,
     )
@@ -163,8 +170,21 @@ SPECTACULAR_SETTINGS = {
 # Celery: without a broker URL, tasks run in-process (eager) so the app works with nothing
 # installed. Redis' visibility timeout must exceed the longest countdown a task may ask for
 # (rate-limit waits), or the broker redelivers the task while it is still waiting.
+# `filesystem://localhost/FOLDER` is a queue in a folder, which needs no broker server:
+# `make run`'s worker uses one. It keeps no results; nothing reads them (progress is on the
+# job itself).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+_FOLDER_QUEUE = (
+    urlsplit(CELERY_BROKER_URL).path if CELERY_BROKER_URL.startswith("filesystem:") else ""
+)
+if CELERY_BROKER_URL.startswith("filesystem:") and not _FOLDER_QUEUE.startswith("/"):
+    raise ImproperlyConfigured(
+        f"CELERY_BROKER_URL={CELERY_BROKER_URL!r}: a folder queue needs an absolute folder, "
+        "e.g. filesystem://localhost/home/me/labeler/.data/queue"
+    )
+CELERY_RESULT_BACKEND = os.environ.get(
+    "CELERY_RESULT_BACKEND", None if _FOLDER_QUEUE else CELERY_BROKER_URL or None
+)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
@@ -174,6 +194,12 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_LONGEST_WAIT_SECONDS = 2 * 60 * 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_LONGEST_WAIT_SECONDS + 3600}
+if _FOLDER_QUEUE:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": _FOLDER_QUEUE,
+        "data_folder_out": _FOLDER_QUEUE,
+        "control_folder": f"{_FOLDER_QUEUE}/control",
+    }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 

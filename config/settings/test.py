@@ -13,6 +13,7 @@ DATABASES = {
         os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/labeler"
     )
 }
+EMBEDDED_DATABASE_DIR = None
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "redis://127.0.0.1:6379/15"
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 # Unit tests run tasks in-process; the integration tests start a real worker on the broker.

@@ -6,22 +6,19 @@ import sys
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection
 
 from config.celery import app
+from tests.database import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_worker(api_url: str) -> subprocess.Popen:
     """A solo worker (tests.mining.worker_settings) that imports from `api_url`."""
-    database = connection.settings_dict
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.mining.worker_settings",
-        "DATABASE_URL": (
-            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        ),
+        "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "GITHUB_API_URL": api_url,
     }

@@ -1,0 +1,1 @@
+from tests.fakegithub.fixtures import fake_github  # noqa: F401
