@@ -163,3 +163,19 @@ def report_for_labelling(*, report_id: int) -> dict:
     for comment in comments:
         comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
     return {"id": report.pop("id"), "repository": repository, **report, "comments": comments}
+
+
+def fix_links_summary(*, report_ids: list[int]) -> dict[int, list[dict]]:
+    """Per report id, its fix links as plain values (commit SHA, pull request number, evidence,
+    reverted), strongest evidence first, in one query."""
+    found: dict[int, list[dict]] = {}
+    links = (
+        FixLink.objects.filter(report_id__in=report_ids)
+        .order_by("report_id", "strength", "pk")
+        .values_list("report_id", "commit__sha", "pull_request__number", "evidence", "reverted")
+    )
+    for report_id, sha, number, evidence, reverted in links:
+        found.setdefault(report_id, []).append(
+            {"commit": sha, "pull_request": number, "evidence": evidence, "reverted": reverted}
+        )
+    return found
