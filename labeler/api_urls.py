@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import adjudication, agreement
+from labeler.api import adjudication, agreement, export
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
 from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
@@ -40,5 +40,6 @@ urlpatterns = [
     *study_patterns,
     *agreement.urlpatterns,
     *adjudication.urlpatterns,
+    *export.urlpatterns,
     *router.urls,
 ]

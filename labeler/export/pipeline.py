@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.db import connection, transaction
 from django.utils import timezone
 
 from labeler.export import writers
@@ -67,7 +68,17 @@ class Export:
             yield [record(row, self.dimensions, with_annotators) for row in rows]
 
     def pieces(self) -> Iterator[str]:
-        """The export's text, piece by piece."""
+        """The export's text, piece by piece, every chunk read from one snapshot of the
+        database (one repeatable-read transaction) so that labels decided meanwhile do not
+        leave the export half old and half new."""
+        snapshot = connection.vendor == "postgresql" and not connection.in_atomic_block
+        with transaction.atomic():
+            if snapshot:
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield from self._pieces()
+
+    def _pieces(self) -> Iterator[str]:
         if self.fmt == "json":
             return writers.json_pieces(self.records(), self.datasheet)
         if self.fmt == "jsonl":
