@@ -146,6 +146,13 @@ def study_datasheet(
                 "imported": "decided outside the app and imported",
             },
         },
+        "study": {
+            "slug": study.slug,
+            "name": study.name,
+            "guidelines": study.guidelines,
+            "item_order": study.item_order,
+            "hold_minutes": study.hold_timeout.total_seconds() / 60,
+        },
         "codebook": _codebook(study),
         "collection": _sampling(study),
         "annotators": len(names),
