@@ -23,7 +23,10 @@ REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 
 def software_version() -> str:
     """The installed package's version, and the git commit when git can tell it cheaply."""
-    version = importlib.metadata.version(PACKAGE)
+    try:
+        version = importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        version = "not installed"
     git = shutil.which("git")
     if git is None:
         return version

@@ -118,3 +118,10 @@ def test_markdown_has_every_part(sheet):
     assert "5 items, 2 final; 2 annotators." in text
     assert "| 1 | 40 | 5 | 7 | octo/repo: 40 / 5 |" in text
     assert "joined with `;`" in text
+
+
+def test_the_version_without_git_is_the_package_version(monkeypatch):
+    from labeler.export import datasheet
+
+    monkeypatch.setattr(datasheet.shutil, "which", lambda name: None)
+    assert datasheet.software_version() == importlib.metadata.version("bug-labeler")
