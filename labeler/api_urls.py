@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import adjudication, agreement
+from labeler.api import adjudication, agreement, export
 from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
@@ -42,5 +42,6 @@ urlpatterns = [
     *study_patterns,
     *agreement.urlpatterns,
     *adjudication.urlpatterns,
+    *export.urlpatterns,
     *router.urls,
 ]

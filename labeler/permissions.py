@@ -142,6 +142,11 @@ def access_sees_agreement(access: StudyAccess) -> bool:
     return access.can_view_progress
 
 
+def access_exports(access: StudyAccess) -> bool:
+    """Leads and researchers of the study (and staff) export its dataset."""
+    return access.can_view_progress
+
+
 def access_sees_annotator_names(access: StudyAccess) -> bool:
     """Leads (and staff) may see who labelled what; everyone else sees pseudonyms."""
     return access.can_lead

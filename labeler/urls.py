@@ -3,7 +3,7 @@ analysis) and the comparison of report groups."""
 
 from django.urls import include, path
 
-from labeler.views import analysis, items, labelling, members, studies
+from labeler.views import analysis, export, items, labelling, members, studies
 from labeler.views.home import home
 
 study_patterns = [
@@ -13,6 +13,7 @@ study_patterns = [
     path("studies/<slug:slug>/batches/", studies.study_batch_add, name="batch-add"),
     path("studies/<slug:slug>/members/", members.study_members, name="members"),
     path("studies/<slug:slug>/import/", studies.study_import, name="import"),
+    path("studies/<slug:slug>/export/", export.study_export, name="export"),
     path("studies/<slug:slug>/label/", labelling.study_label, name="label"),
     path("studies/<slug:slug>/items/", items.study_items, name="items"),
     path("studies/<slug:slug>/analysis/", analysis.study_analysis, name="analysis"),

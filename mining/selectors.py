@@ -272,3 +272,27 @@ def report_repository_names(*, report_ids: Iterable[int]) -> dict[int, str]:
         .order_by()
         .values_list("pk", "repository__full_name")
     )
+
+
+def fix_links_summary(*, report_ids: list[int]) -> dict[int, list[dict]]:
+    """Per report id, its fix links as plain values (commit SHA, pull request number, evidence,
+    its strength, reverted), strongest evidence first, in one query."""
+    found: dict[int, list[dict]] = {}
+    links = (
+        FixLink.objects.filter(report_id__in=report_ids)
+        .order_by("report_id", "strength", "pk")
+        .values_list(
+            "report_id", "commit__sha", "pull_request__number", "evidence", "strength", "reverted"
+        )
+    )
+    for report_id, sha, number, evidence, strength, reverted in links:
+        found.setdefault(report_id, []).append(
+            {
+                "commit": sha,
+                "pull_request": number,
+                "evidence": evidence,
+                "strength": strength,
+                "reverted": reverted,
+            }
+        )
+    return found

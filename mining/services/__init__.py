@@ -4,6 +4,7 @@ it takes.
 - `repositories`: repositories, found or created by OWNER/NAME.
 - `candidate_rules`: a repository's candidate rules and the candidate flags they set.
 - `reports`: pages of reports with their comments, fix links and measures; stub reports.
+- `restored_reports`: reports restored from a study's dataset export, all new or none.
 - `offline_file`: a JSON Lines file of GitHub issues, imported whole or not at all.
 - `import_jobs`: import jobs, their checkpoints and the repository's sync state.
 

@@ -16,6 +16,7 @@ def pages(slug="perf", item_id=1):
         "report": reverse("studies:item-report", args=[slug, item_id]),
         "import": reverse("studies:import", args=[slug]),
         "items": reverse("studies:items", args=[slug]),
+        "export": reverse("studies:export", args=[slug]),
     }
 
 
@@ -29,6 +30,7 @@ def pages(slug="perf", item_id=1):
         "/studies/perf/members/",
         "/studies/perf/import/",
         "/studies/perf/items/",
+        "/studies/perf/export/",
         "/studies/perf/items/1/history/",
         "/studies/perf/items/1/report/",
     ],

@@ -1,0 +1,325 @@
+"""Export benchmark: `manage.py export_dataset` in each format on a 100,000-item study, against
+PostgreSQL's own `COPY` of the same rows.
+
+    .venv/bin/python bench/export_bench.py [--items 100000] [--keep-db]
+
+Builds its own database (dropped afterwards unless --keep-db) with bulk inserts and SQL: a
+study of --items items over as many reports (40% with a fix commit, measures and labels set),
+two dimensions (one of 12 categories under 4, one multi-select of 3), 3 annotators who each
+labelled every item, and final labels on 90% of the items. Then runs the command once per
+format (and CSV with --include-annotators) in a child process writing to a temporary file,
+and prints its rows/s end to end (the interpreter's start and the datasheet, agreement
+included, count) and its peak memory: the child's maximum resident set size from
+getrusage (via wait4), interpreter and Django included. In the same run it times the
+records alone in this process (rows/s of the pipeline without start-up or datasheet), and
+`COPY (SELECT …) TO STDOUT WITH CSV HEADER` of the same columns through psycopg2's
+copy_expert. Goals: CSV at least half of COPY's rate; peak memory under 200 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+ANNOTATORS = ("ada", "grace", "linus")
+TOPS = ("crash", "hang", "leak", "wrong")
+LEAVES = "xyz"
+IMPACTS = ("speed", "memory", "accuracy")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
+    parser.add_argument("--database", default="labeler_export_bench")
+    parser.add_argument("--keep-db", action="store_true")
+    return parser.parse_args()
+
+
+def database(args, action: str) -> None:
+    import psycopg2
+
+    connection = psycopg2.connect(f"{args.pg}/postgres")
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
+        if action == "create":
+            cursor.execute(f'CREATE DATABASE "{args.database}"')
+    connection.close()
+
+
+# Reports with their measures; 40% with one fix commit and its link.
+REPORTS_SQL = """
+INSERT INTO mining_bugreport
+    (repository_id, number, github_id, node_id, title, body, state, state_reason, author_login,
+     labels, milestone, created_at, updated_at, closed_at, comment_count, reactions, html_url,
+     raw, is_performance_candidate, is_accuracy_candidate, is_non_bug, candidate_rules, has_fix,
+     is_stub, fix_hours, fix_size, first_comment_hours, commenter_count, participant_count)
+SELECT %(repository)s, n, n, '', 'Training gets slower after step ' || n || ', «ünïcode», "quoted"',
+       '', 'closed', 'completed', 'someone', '["type:bug", "module: performance"]', '',
+       timestamptz '2023-01-01' + n * interval '1 minute', now(),
+       timestamptz '2023-01-02' + n * interval '1 minute', n %% 7, '{}',
+       'https://github.com/bench/bench/issues/' || n, '{}', n %% 3 = 0, n %% 5 = 0, false,
+       CASE WHEN n %% 3 = 0 THEN '{"performance": ["label:module: performance"]}'::jsonb
+            ELSE '{}'::jsonb END,
+       n %% 5 < 2, false, 24.5, n %% 100, 1.5, n %% 4, n %% 5
+FROM generate_series(1, %(items)s) AS n
+"""
+
+FIXES_SQL = """
+WITH commits AS (
+    INSERT INTO mining_commit
+        (repository_id, sha, message, author_login, author_name, additions, deletions,
+         changed_files, files, files_fetched, files_error, html_url)
+    SELECT %(repository)s, lpad(to_hex(report.number), 40, '0'), 'Fix', '', '', 3, 1, 1, '[]',
+           false, '', ''
+    FROM mining_bugreport report WHERE report.has_fix
+    RETURNING id, sha
+)
+INSERT INTO mining_fixlink (report_id, commit_id, target, evidence, strength, reverted, detail)
+SELECT report.id, commits.id, 'commit:' || commits.sha, 'closed_by_commit', 'strong', false, ''
+FROM commits JOIN mining_bugreport report ON lpad(to_hex(report.number), 40, '0') = commits.sha
+"""
+
+ASSIGNMENTS_SQL = """
+INSERT INTO labeler_assignment
+    (item_id, study_id, annotator_id, status, held_at, submitted_at, skip_reason, note, unsure,
+     seconds, version)
+SELECT item.id, item.study_id, annotator, 'submitted', now(), now(), '',
+       CASE WHEN item.position %% 10 = 0 THEN 'unsure; see the trace' ELSE '' END,
+       item.position %% 10 = 0, 30 + item.position %% 60, 1
+FROM labeler_studyitem item CROSS JOIN unnest(%(annotators)s::bigint[]) AS annotator
+"""
+
+# Annotator k gives the item's "true" cause unless position + k is divisible by 4.
+ANNOTATIONS_SQL = """
+INSERT INTO labeler_annotation (assignment_id, item_id, annotator_id, dimension_id, "values",
+                                updated_at)
+SELECT assignment.id, item.id, assignment.annotator_id, dimension.id,
+       CASE WHEN dimension.id = %(cause)s THEN
+           jsonb_build_array((%(causes)s::text[])[
+               1 + (item.position + CASE WHEN (item.position + assignment.annotator_id) %% 4 = 0
+                                          THEN 1 ELSE 0 END) %% 12])
+       ELSE jsonb_build_array((%(impacts)s::text[])[1 + item.position %% 3]) END,
+       now()
+FROM labeler_assignment assignment
+JOIN labeler_studyitem item ON item.id = assignment.item_id
+CROSS JOIN (SELECT unnest(%(dimensions)s::bigint[]) AS id) dimension
+"""
+
+FINALS_SQL = """
+WITH final AS (
+    UPDATE labeler_studyitem SET adjudicated_at = now(), first_final_at = now(),
+           claimed = 3, submitted = 3
+    WHERE position %% 10 <> 9 RETURNING id, position
+)
+INSERT INTO labeler_finallabel (item_id, dimension_id, "values", method, rationale, reason,
+                                decided_at)
+SELECT final.id, dimension.id,
+       CASE WHEN dimension.id = %(cause)s
+            THEN jsonb_build_array((%(causes)s::text[])[1 + final.position %% 12])
+            ELSE jsonb_build_array((%(impacts)s::text[])[1 + final.position %% 3]) END,
+       CASE WHEN final.position %% 10 = 0 THEN 'adjudicated' ELSE 'majority' END,
+       CASE WHEN final.position %% 10 = 0 THEN 'the trace decides' ELSE '' END,
+       CASE WHEN final.position %% 10 = 0 THEN 'annotator_slip' ELSE '' END, now()
+FROM final CROSS JOIN (SELECT unnest(%(dimensions)s::bigint[]) AS id) dimension
+"""
+
+
+def build(args) -> None:
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection, transaction
+
+    from labeler.models import Study, StudyItem
+    from mining.models import BugReport, Repository
+    from taxonomy.models import Category, Codebook, Dimension
+
+    call_command("migrate", verbosity=0)
+    codebook = Codebook.objects.create(key="bench", version="1", name="Bench", frozen=True)
+    cause = Dimension.objects.create(codebook=codebook, key="cause", name="Cause", position=0)
+    impact = Dimension.objects.create(
+        codebook=codebook, key="impact", name="Impact", multiple=True, position=1
+    )
+    causes = []
+    for position, top in enumerate(TOPS):
+        parent = Category.objects.create(
+            dimension=cause, key=top, path=top, name=top.title(), position=position * 4
+        )
+        for offset, leaf in enumerate(LEAVES, start=1):
+            path = f"{top}/{top}-{leaf}"
+            causes.append(path)
+            Category.objects.create(
+                dimension=cause,
+                parent=parent,
+                key=f"{top}-{leaf}",
+                path=path,
+                name=f"{top} {leaf}",
+                definition=f"The {leaf} kind of {top}.",
+                position=position * 4 + offset,
+                depth=1,
+            )
+    for position, key in enumerate(IMPACTS):
+        Category.objects.create(dimension=impact, key=key, path=key, name=key, position=position)
+    repository = Repository.objects.create(owner="bench", name="bench", full_name="bench/bench")
+    study = Study.objects.create(slug="bench", name="Bench", codebook=codebook, overlap=3)
+    study.dimensions.set([cause, impact])
+    users = [get_user_model().objects.create_user(username=name) for name in ANNOTATORS]
+    params = {
+        "repository": repository.pk,
+        "items": args.items,
+        "annotators": [user.pk for user in users],
+        "cause": cause.pk,
+        "causes": causes,
+        "impacts": list(IMPACTS),
+        "dimensions": [cause.pk, impact.pk],
+    }
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(REPORTS_SQL, params)
+        cursor.execute(FIXES_SQL, params)
+        reports = BugReport.objects.order_by("number").values_list("pk", flat=True)
+        StudyItem.objects.bulk_create(
+            (
+                StudyItem(study=study, report_id=report, position=index, needed=3)
+                for index, report in enumerate(reports.iterator(chunk_size=10_000))
+            ),
+            batch_size=10_000,
+        )
+        cursor.execute(ASSIGNMENTS_SQL, params)
+        cursor.execute(ANNOTATIONS_SQL, params)
+        cursor.execute(FINALS_SQL, params)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    print(
+        f"study: {args.items:,} items, {len(ANNOTATORS)} annotators, 2 dimensions, "
+        f"{args.items * 3:,} submissions, final labels on 90% of the items"
+    )
+
+
+# The CSV export's columns (without annotators), as one SQL query.
+COPY_SQL = """
+COPY (
+SELECT repository.full_name AS repository, report.number, report.html_url AS url, report.title,
+       report.state, report.state_reason,
+       (SELECT string_agg(label, ';') FROM jsonb_array_elements_text(report.labels) AS label)
+           AS github_labels,
+       report.created_at, report.closed_at, report.fix_hours AS time_to_fix_hours,
+       report.fix_size, report.first_comment_hours AS time_to_first_comment_hours,
+       report.comment_count AS comments, report.commenter_count AS commenters,
+       report.participant_count AS participants,
+       fixes.commits AS fix_commits, fixes.pull_requests AS fix_pull_requests,
+       fixes.evidence AS fix_evidence, fixes.reverted AS fix_reverted,
+       report.is_performance_candidate AS performance_candidate,
+       report.is_accuracy_candidate AS accuracy_candidate, report.is_non_bug AS non_bug,
+       report.candidate_rules::text AS candidate_rules, item.adjudicated_at IS NOT NULL AS final,
+       cause.values::text AS cause, cause.method AS "cause.method",
+       impact.values::text AS impact, impact.method AS "impact.method"
+FROM labeler_studyitem item
+JOIN mining_bugreport report ON report.id = item.report_id
+JOIN mining_repository repository ON repository.id = report.repository_id
+LEFT JOIN LATERAL (
+    SELECT string_agg(commit.sha, ';') AS commits,
+           string_agg(pr.number::text, ';') AS pull_requests,
+           string_agg(link.evidence, ';') AS evidence,
+           string_agg(link.reverted::text, ';') AS reverted
+    FROM mining_fixlink link
+    LEFT JOIN mining_commit commit ON commit.id = link.commit_id
+    LEFT JOIN mining_pullrequest pr ON pr.id = link.pull_request_id
+    WHERE link.report_id = report.id
+) fixes ON true
+LEFT JOIN labeler_finallabel cause ON cause.item_id = item.id AND cause.dimension_id = {cause}
+LEFT JOIN labeler_finallabel impact ON impact.item_id = item.id AND impact.dimension_id = {impact}
+WHERE item.study_id = {study}
+ORDER BY item.id
+) TO STDOUT WITH CSV HEADER
+"""
+
+
+def child_run(command: list[str]) -> tuple[float, int]:
+    """Wall time and peak resident memory (bytes) of a child process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed")
+    return elapsed, usage.ru_maxrss * 1024
+
+
+def measure(args) -> None:
+    from django.db import connection
+
+    from labeler.export.dataset import ExportOptions
+    from labeler.export.pipeline import Export
+    from labeler.models import Study
+    from taxonomy.models import Dimension
+
+    study = Study.objects.select_related("codebook").get(slug="bench")
+    items = study.items.count()
+    dimensions = {d.key: d.pk for d in Dimension.objects.filter(codebook=study.codebook)}
+    sql = COPY_SQL.format(cause=dimensions["cause"], impact=dimensions["impact"], study=study.pk)
+    with open(os.devnull, "w") as sink, connection.cursor() as cursor:
+        start = time.perf_counter()
+        cursor.cursor.copy_expert(sql, sink)
+        copy_time = time.perf_counter() - start
+    copy_rate = items / copy_time
+    print(f"\nPostgreSQL COPY of the same rows (CSV)        {copy_rate:10,.0f} rows/s")
+
+    runs = [("csv", []), ("json", []), ("jsonl", []), ("csv", ["--include-annotators"])]
+    with tempfile.TemporaryDirectory() as directory:
+        for fmt, extra in runs:
+            output = Path(directory) / f"bench.{fmt}"
+            command = [sys.executable, "manage.py", "export_dataset", "bench", "--format", fmt]
+            elapsed, peak = child_run([*command, "--output", str(output), *extra])
+            label = f"{fmt}{' ' + extra[0] if extra else ''}"
+            print(
+                f"export_dataset {label:<28}{items / elapsed:10,.0f} rows/s end to end, peak "
+                f"RSS {peak / 2**20:5.0f} MB, {output.stat().st_size / 2**20:6.1f} MB written"
+            )
+
+    for fmt in ("csv", "json", "jsonl"):
+        export = Export(study=study, fmt=fmt, options=ExportOptions())
+        export.datasheet  # noqa: B018 - the datasheet apart: this times the records alone
+        start = time.perf_counter()
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            for piece in export.pieces():
+                sink.write(piece)
+        rate = items / (time.perf_counter() - start)
+        print(f"records alone, in process, {fmt:<19}{rate:10,.0f} rows/s")
+    print(f"\ngoal: CSV at least {copy_rate / 2:,.0f} rows/s (half of COPY); peak under 200 MB")
+
+
+def main() -> None:
+    args = parse_args()
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    os.environ["DATABASE_URL"] = f"{args.pg}/{args.database}"
+    os.environ["CELERY_BROKER_URL"] = ""
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    database(args, "create")
+    try:
+        import django
+
+        django.setup()
+        build(args)
+        print(f"load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+        measure(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep_db:
+            database(args, "drop")
+
+
+if __name__ == "__main__":
+    main()

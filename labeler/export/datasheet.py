@@ -1,0 +1,164 @@
+"""The datasheet of an export, after "Datasheets for Datasets" (Gebru et al.): what the
+dataset is, how it was sampled, how it was labelled and how far the annotators agreed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import shutil
+import subprocess
+from pathlib import Path
+
+from django.db.models import Count
+
+from labeler.agreement import study_agreement
+from labeler.export.dataset import ExportOptions
+from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
+from labeler.labels import study_scheme
+from labeler.models import FinalLabel, StudyBatch, StudyItem
+
+PACKAGE = "bug-labeler"
+REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
+
+
+def software_version() -> str:
+    """The installed package's version, and the git commit when git can tell it cheaply."""
+    try:
+        version = importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        version = "not installed"
+    git = shutil.which("git")
+    if git is None:
+        return version
+    try:
+        commit = subprocess.run(  # noqa: S603 - a fixed argument list, no shell
+            [git, "rev-parse", "--short=12", "HEAD"],
+            cwd=REPOSITORY_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return version
+    return f"{version} ({commit})" if commit else version
+
+
+def _codebook(study) -> dict:
+    """The study's codebook version with every definition, in the codebook file's structure."""
+    codebook = study.codebook
+    scheme = study_scheme(study=study)
+    by_id = {c.pk: c for categories in scheme.categories.values() for c in categories}
+    return {
+        "key": codebook.key,
+        "name": codebook.name,
+        "version": codebook.version,
+        "description": codebook.description,
+        "source": codebook.source,
+        "content_hash": codebook.content_hash,
+        "dimensions": [
+            {
+                "key": d.key,
+                "name": d.name,
+                "help": d.help_text,
+                "multiple": d.multiple,
+                "required": d.required,
+                "leaf_only": d.leaf_only,
+                "categories": [
+                    {
+                        "key": c.key,
+                        "parent": by_id[c.parent_id].key if c.parent_id else None,
+                        "path": c.path,
+                        "name": c.name,
+                        "definition": c.definition,
+                        "include": c.include,
+                        "exclude": c.exclude,
+                        "examples": list(c.examples),
+                    }
+                    for c in scheme.categories[d.pk]
+                ],
+            }
+            for d in scheme.dimensions
+        ],
+    }
+
+
+def _sampling(study) -> dict:
+    batches = StudyBatch.objects.filter(study=study).order_by("number")
+    return {
+        "frame": study.frame,
+        "sampling": study.sampling,
+        "seed": study.seed,
+        "overlap": study.overlap,
+        "majority": study.majority,
+        "batches": [
+            {
+                "number": batch.number,
+                "frame": batch.frame,
+                "sampling": batch.sampling,
+                "seed": batch.seed,
+                "frame_size": batch.frame_size,
+                "sample_size": batch.sample_size,
+                "strata": batch.strata,
+                "drawn_at": batch.created_at.astimezone(dt.UTC).isoformat(),
+            }
+            for batch in batches
+        ],
+    }
+
+
+def _final_counts(study) -> dict:
+    items = StudyItem.objects.filter(study=study)
+    by_method: dict[str, dict[str, int]] = {d.key: {} for d in study_scheme(study=study).dimensions}
+    counts = (
+        FinalLabel.objects.filter(item__study=study)
+        .values_list("dimension__key", "method")
+        .annotate(n=Count("pk"))
+        .order_by("dimension__key", "method")
+    )
+    for key, method, n in counts:
+        by_method.setdefault(key, {})[method] = n
+    final = items.filter(adjudicated_at__isnull=False).count()
+    return {"items": items.count(), "final_items": final, "by_dimension": by_method}
+
+
+def study_datasheet(
+    *, study, options: ExportOptions, names: dict[int, str], fmt: str, now: dt.datetime
+) -> dict:
+    """The datasheet of one export of `study` as plain JSON values."""
+    return {
+        "title": f"{study.name} ({study.slug})",
+        "format": fmt,
+        "exported_at": now.astimezone(dt.UTC).isoformat(),
+        "software": {"name": PACKAGE, "version": software_version()},
+        "options": {
+            "include_annotators": options.include_annotators,
+            "final_only": options.final_only,
+            "annotator_names": "usernames" if options.real_names else "pseudonyms",
+        },
+        "composition": {
+            "record": "one per study item (a GitHub bug report)",
+            "final": "whether every dimension of the item has a final label",
+            "multi_value_separator_in_csv": MULTI_SEPARATOR,
+            "category_name_separator": NAME_SEPARATOR,
+            "times": "ISO 8601, UTC; durations in hours",
+            "methods": {
+                "unanimous": "every annotator gave this label",
+                "majority": "most annotators gave it and the study accepts majorities",
+                "adjudicated": "a lead decided, with a rationale and a reason for the split",
+                "imported": "decided outside the app and imported",
+            },
+        },
+        "study": {
+            "slug": study.slug,
+            "name": study.name,
+            "guidelines": study.guidelines,
+            "item_order": study.item_order,
+            "hold_minutes": study.hold_timeout.total_seconds() / 60,
+        },
+        "codebook": _codebook(study),
+        "collection": _sampling(study),
+        "annotators": len(names),
+        "final_labels": _final_counts(study),
+        "agreement": study_agreement(study=study, pseudonyms=not options.real_names),
+    }

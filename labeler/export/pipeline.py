@@ -1,0 +1,93 @@
+"""The export of a study, the same for the command, the API and the page: dataset ->
+records -> writer, and the datasheet that goes with it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from labeler.export import writers
+from labeler.export.dataset import (
+    CHUNK,
+    ExportOptions,
+    annotator_names,
+    study_dimensions,
+    study_item_rows,
+)
+from labeler.export.datasheet import study_datasheet
+from labeler.export.markdown import datasheet_markdown
+from labeler.export.records import Columns, record
+from labeler.models import Study
+
+FORMATS = ("csv", "json", "jsonl")
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+}
+
+
+@dataclass
+class Export:
+    """One export of a study: its datasheet (built at once) and its text (built as read)."""
+
+    study: Study
+    fmt: str
+    options: ExportOptions
+    chunk: int = CHUNK
+
+    def __post_init__(self):
+        self.names = annotator_names(study=self.study, real_names=self.options.real_names)
+        self.dimensions = study_dimensions(study=self.study)
+        self.exported_at: dt.datetime = timezone.now()
+
+    @cached_property
+    def datasheet(self) -> dict:
+        """Built once per export: the JSON and the side files say the same."""
+        return study_datasheet(
+            study=self.study,
+            options=self.options,
+            names=self.names,
+            fmt=self.fmt,
+            now=self.exported_at,
+        )
+
+    def datasheet_markdown(self) -> str:
+        return datasheet_markdown(self.datasheet)
+
+    def records(self) -> Iterator[list[dict]]:
+        with_annotators = self.options.include_annotators
+        for rows in study_item_rows(
+            study=self.study, options=self.options, names=self.names, chunk=self.chunk
+        ):
+            yield [record(row, self.dimensions, with_annotators) for row in rows]
+
+    def pieces(self) -> Iterator[str]:
+        """The export's text, piece by piece, every chunk read from one snapshot of the
+        database (one repeatable-read transaction) so that labels decided meanwhile do not
+        leave the export half old and half new."""
+        snapshot = connection.vendor == "postgresql" and not connection.in_atomic_block
+        with transaction.atomic():
+            if snapshot:
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield from self._pieces()
+
+    def _pieces(self) -> Iterator[str]:
+        if self.fmt == "json":
+            return writers.json_pieces(self.records(), self.datasheet)
+        if self.fmt == "jsonl":
+            return writers.jsonl_pieces(self.records())
+        columns = Columns(
+            dimensions=tuple(d.key for d in self.dimensions),
+            annotators=tuple(self.names.values()) if self.options.include_annotators else None,
+        )
+        return writers.csv_pieces(self.records(), columns)
+
+    def filename(self) -> str:
+        return f"{self.study.slug}.{self.fmt}"

@@ -1,0 +1,186 @@
+"""One export record per study item, and its CSV cells. Pure: no Django.
+
+An item comes in as an `ItemRow` of plain values; `record` makes the record every format
+shares (JSON and JSON Lines write it as it is), and `Columns` flattens records into CSV cells:
+one column per dimension, several values joined with `;`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+MULTI_SEPARATOR = ";"
+NAME_SEPARATOR = " > "
+
+
+@dataclass(frozen=True)
+class DimensionInfo:
+    """A dimension as the export names it: its key, and each category's name chain by path."""
+
+    id: int
+    key: str
+    names: dict[str, str]
+
+
+@dataclass
+class ItemRow:
+    """Everything the export says about one item, as read from the database."""
+
+    item_id: int
+    report: dict
+    fixes: list[dict] = field(default_factory=list)
+    finals: dict[int, dict] = field(default_factory=dict)
+    annotators: dict[str, dict] = field(default_factory=dict)
+    final: bool = False
+
+
+REPORT_FIELDS = (
+    "repository",
+    "number",
+    "url",
+    "title",
+    "state",
+    "state_reason",
+    "github_labels",
+    "created_at",
+    "closed_at",
+    "time_to_fix_hours",
+    "fix_size",
+    "time_to_first_comment_hours",
+    "comments",
+    "commenters",
+    "participants",
+)
+
+
+def _time(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _label(dimension: DimensionInfo, found: dict | None) -> dict:
+    if found is None:
+        return {"values": [], "names": [], "method": None, "reason": "", "rationale": ""}
+    return {
+        "values": list(found["values"]),
+        "names": [dimension.names.get(path, path) for path in found["values"]],
+        "method": found["method"],
+        "reason": found["reason"],
+        "rationale": found["rationale"],
+    }
+
+
+def record(row: ItemRow, dimensions: list[DimensionInfo], with_annotators: bool) -> dict:
+    """The export record of one item: the report, its measures, fixes and candidate flags,
+    whether it is final, and per dimension its final label and how it was reached; with
+    `with_annotators`, each annotator's labels, note, unsure flag and seconds."""
+    report = row.report
+    found = {
+        "repository": report["repository"],
+        "number": report["number"],
+        "url": report["url"],
+        "title": report["title"],
+        "state": report["state"],
+        "state_reason": report["state_reason"],
+        "github_labels": list(report["labels"]),
+        "created_at": _time(report["created_at"]),
+        "closed_at": _time(report["closed_at"]),
+        "time_to_fix_hours": report["fix_hours"],
+        "fix_size": report["fix_size"],
+        "time_to_first_comment_hours": report["first_comment_hours"],
+        "comments": report["comment_count"],
+        "commenters": report["commenter_count"],
+        "participants": report["participant_count"],
+        "fixes": [dict(fix) for fix in row.fixes],
+        "candidates": {
+            "performance": report["is_performance_candidate"],
+            "accuracy": report["is_accuracy_candidate"],
+            "non_bug": report["is_non_bug"],
+            "rules": dict(report["candidate_rules"]),
+        },
+        "final": row.final,
+        "labels": {d.key: _label(d, row.finals.get(d.id)) for d in dimensions},
+    }
+    if with_annotators:
+        found["annotators"] = {
+            name: {
+                "labels": {d.key: list(given["labels"].get(d.id, [])) for d in dimensions},
+                "note": given["note"],
+                "unsure": given["unsure"],
+                "seconds": given["seconds"],
+            }
+            for name, given in row.annotators.items()
+        }
+    return found
+
+
+def _joined(values) -> str:
+    return MULTI_SEPARATOR.join(str(value) for value in values)
+
+
+def _cell(value) -> str | int | float:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The CSV columns of a study's export: the report's, then three per dimension (key paths,
+    names, how reached), then with annotators, per annotator one per dimension and note, unsure
+    and seconds."""
+
+    dimensions: tuple[str, ...]
+    annotators: tuple[str, ...] | None
+
+    def header(self) -> list[str]:
+        names = [
+            *REPORT_FIELDS,
+            "fix_commits",
+            "fix_pull_requests",
+            "fix_evidence",
+            "fix_reverted",
+            "performance_candidate",
+            "accuracy_candidate",
+            "non_bug",
+            "candidate_rules",
+            "final",
+        ]
+        for key in self.dimensions:
+            names += [key, f"{key}.names", f"{key}.method"]
+        for annotator in self.annotators or ():
+            names += [f"{annotator}.{key}" for key in self.dimensions]
+            names += [f"{annotator}.note", f"{annotator}.unsure", f"{annotator}.seconds"]
+        return names
+
+    def cells(self, found: dict) -> list:
+        fixes = found["fixes"]
+        candidates = found["candidates"]
+        row = [_cell(found[name]) for name in REPORT_FIELDS]
+        row[REPORT_FIELDS.index("github_labels")] = _joined(found["github_labels"])
+        row += [
+            _joined(fix["commit"] for fix in fixes if fix["commit"]),
+            _joined(fix["pull_request"] for fix in fixes if fix["pull_request"] is not None),
+            _joined(fix["evidence"] for fix in fixes),
+            _joined(_cell(fix["reverted"]) for fix in fixes),
+            _cell(candidates["performance"]),
+            _cell(candidates["accuracy"]),
+            _cell(candidates["non_bug"]),
+            _joined(
+                f"{kind}:{rule}" for kind, rules in candidates["rules"].items() for rule in rules
+            ),
+            _cell(found["final"]),
+        ]
+        for key in self.dimensions:
+            label = found["labels"][key]
+            row += [_joined(label["values"]), _joined(label["names"]), _cell(label["method"])]
+        for annotator in self.annotators or ():
+            given = found["annotators"].get(annotator)
+            if given is None:
+                row += [""] * (len(self.dimensions) + 3)
+                continue
+            row += [_joined(given["labels"][key]) for key in self.dimensions]
+            row += [given["note"], _cell(given["unsure"]), given["seconds"]]
+        return row

@@ -1,0 +1,46 @@
+"""Writers: records in, text pieces out, over the standard library's csv and json. Pure.
+
+Each writer takes the datasheet and an iterable of record chunks and yields text: one piece
+before the first chunk is read (so a download starts at once) and one per chunk, so memory
+holds one chunk whatever the study's size.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+
+from labeler.export.records import Columns
+
+
+class _Line:
+    """A file-like sink that hands back what csv.writer writes instead of keeping it."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def csv_pieces(chunks: Iterable[list[dict]], columns: Columns) -> Iterator[str]:
+    writer = csv.writer(_Line(), lineterminator="\r\n")
+    yield writer.writerow(columns.header())
+    for chunk in chunks:
+        yield "".join(writer.writerow(columns.cells(found)) for found in chunk)
+
+
+def jsonl_pieces(chunks: Iterable[list[dict]]) -> Iterator[str]:
+    for chunk in chunks:
+        yield "".join(json.dumps(found, ensure_ascii=False) + "\n" for found in chunk)
+
+
+def json_pieces(chunks: Iterable[list[dict]], datasheet: dict) -> Iterator[str]:
+    """One JSON object, {"datasheet": …, "records": […]}, written piece by piece."""
+    yield '{"datasheet": ' + json.dumps(datasheet, ensure_ascii=False) + ', "records": ['
+    first = True
+    for chunk in chunks:
+        if not chunk:
+            continue
+        text = ", ".join(json.dumps(found, ensure_ascii=False) for found in chunk)
+        yield text if first else ", " + text
+        first = False
+    yield "]}\n"

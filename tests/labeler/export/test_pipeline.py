@@ -1,0 +1,246 @@
+"""The export's records, field by field, in every format, read back by the standard readers."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from labeler.export.dataset import ExportOptions
+from labeler.export.pipeline import Export
+
+pytestmark = pytest.mark.django_db
+
+
+def exported(study, fmt, **options):
+    return "".join(Export(study=study, fmt=fmt, options=ExportOptions(**options)).pieces())
+
+
+def by_number(records):
+    return {r["number"]: r for r in records}
+
+
+def test_a_record_says_everything_about_its_item(labelled_study):
+    study = labelled_study["study"]
+    records = by_number(json.loads(exported(study, "json"))["records"])
+    assert len(records) == 5
+    report = labelled_study["unanimous"].report
+    found = records[report.number]
+    assert found == {
+        "repository": report.repository.full_name,
+        "number": report.number,
+        "url": report.html_url,
+        "title": report.title,
+        "state": "closed",
+        "state_reason": "completed",
+        "github_labels": ["type:bug", "module: performance"],
+        "created_at": "2021-01-05T12:00:00Z",
+        "closed_at": "2021-01-20T12:00:00Z",
+        "time_to_fix_hours": 360.0,
+        "fix_size": 12,
+        "time_to_first_comment_hours": 24.0,
+        "comments": 3,
+        "commenters": 2,
+        "participants": 3,
+        "fixes": [
+            {
+                "commit": labelled_study["sha"],
+                "pull_request": None,
+                "evidence": "closed_by_commit",
+                "strength": "strong",
+                "reverted": False,
+            },
+            {
+                "commit": None,
+                "pull_request": 77,
+                "evidence": "closing_reference",
+                "strength": "weak",
+                "reverted": True,
+            },
+        ],
+        "candidates": {
+            "performance": True,
+            "accuracy": False,
+            "non_bug": False,
+            "rules": {"performance": ["label:module: performance", "keyword:slow"]},
+        },
+        "final": True,
+        "labels": {
+            "root-cause": {
+                "values": ["memory/leak"],
+                "names": ["Memory > Leak"],
+                "method": "unanimous",
+                "reason": "",
+                "rationale": "",
+            },
+            "impact": {
+                "values": ["speed"],
+                "names": ["Speed"],
+                "method": "unanimous",
+                "reason": "",
+                "rationale": "",
+            },
+        },
+    }
+
+
+def test_how_each_label_was_reached_and_items_not_final(labelled_study):
+    records = by_number(json.loads(exported(labelled_study["study"], "json"))["records"])
+    adjudicated = records[labelled_study["adjudicated"].report.number]
+    assert adjudicated["final"] is True
+    assert adjudicated["labels"]["root-cause"] == {
+        "values": ["threading"],
+        "names": ["Threading"],
+        "method": "adjudicated",
+        "reason": "annotator_slip",
+        "rationale": "the trace shows lock contention",
+    }
+    for name in ("disputed", "half", "untouched"):
+        found = records[labelled_study[name].report.number]
+        assert found["final"] is False
+        assert found["labels"]["root-cause"]["method"] is None
+        assert found["fixes"] == []
+    # The disputed item's impact was not unanimous either; the half-labelled one has nothing.
+    assert records[labelled_study["disputed"].report.number]["labels"]["impact"]["values"] == []
+    assert "annotators" not in adjudicated
+
+
+def test_final_only_leaves_out_items_not_final(labelled_study):
+    records = json.loads(exported(labelled_study["study"], "json", final_only=True))["records"]
+    assert {r["number"] for r in records} == {
+        labelled_study["unanimous"].report.number,
+        labelled_study["adjudicated"].report.number,
+    }
+
+
+def test_annotators_under_pseudonyms_or_usernames(labelled_study):
+    study = labelled_study["study"]
+    records = by_number(json.loads(exported(study, "json", include_annotators=True))["records"])
+    unanimous = records[labelled_study["unanimous"].report.number]
+    assert unanimous["annotators"] == {
+        "A1": {
+            "labels": {"root-cause": ["memory/leak"], "impact": ["speed"]},
+            "note": "clear leak, naïve",
+            "unsure": False,
+            "seconds": 40,
+        },
+        "A2": {
+            "labels": {"root-cause": ["memory/leak"], "impact": ["speed"]},
+            "note": "",
+            "unsure": True,
+            "seconds": 55,
+        },
+    }
+    half = records[labelled_study["half"].report.number]
+    assert list(half["annotators"]) == ["A1"]
+    assert records[labelled_study["untouched"].report.number]["annotators"] == {}
+    real = json.loads(
+        exported(study, "jsonl", include_annotators=True, real_names=True).split("\n")[0]
+    )
+    assert set(real["annotators"]) == {"ann", "ann2"}
+
+
+def test_csv_is_read_by_the_csv_module_one_column_per_dimension(labelled_study):
+    text = exported(labelled_study["study"], "csv", include_annotators=True)
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert len(rows) == 5
+    header = next(csv.reader(io.StringIO(text)))
+    annotator_columns = ["root-cause", "impact", "note", "unsure", "seconds"]
+    assert header == [
+        "repository",
+        "number",
+        "url",
+        "title",
+        "state",
+        "state_reason",
+        "github_labels",
+        "created_at",
+        "closed_at",
+        "time_to_fix_hours",
+        "fix_size",
+        "time_to_first_comment_hours",
+        "comments",
+        "commenters",
+        "participants",
+        "fix_commits",
+        "fix_pull_requests",
+        "fix_evidence",
+        "fix_reverted",
+        "performance_candidate",
+        "accuracy_candidate",
+        "non_bug",
+        "candidate_rules",
+        "final",
+        "root-cause",
+        "root-cause.names",
+        "root-cause.method",
+        "impact",
+        "impact.names",
+        "impact.method",
+        *(f"A1.{name}" for name in annotator_columns),
+        *(f"A2.{name}" for name in annotator_columns),
+    ]
+    row = {r["number"]: r for r in rows}[str(labelled_study["unanimous"].report.number)]
+    assert row["github_labels"] == "type:bug;module: performance"
+    assert row["fix_commits"] == labelled_study["sha"]
+    assert row["fix_pull_requests"] == "77"
+    assert row["fix_evidence"] == "closed_by_commit;closing_reference"
+    assert row["fix_reverted"] == "false;true"
+    assert (
+        row["candidate_rules"] == "performance:label:module: performance;performance:keyword:slow"
+    )
+    assert (row["performance_candidate"], row["non_bug"], row["final"]) == ("true", "false", "true")
+    assert (row["root-cause"], row["root-cause.names"], row["root-cause.method"]) == (
+        "memory/leak",
+        "Memory > Leak",
+        "unanimous",
+    )
+    assert (row["A1.note"], row["A1.seconds"], row["A2.unsure"]) == (
+        "clear leak, naïve",
+        "40",
+        "true",
+    )
+    disputed = {r["number"]: r for r in rows}[str(labelled_study["adjudicated"].report.number)]
+    assert disputed["A2.impact"] == "speed;memory-use"
+    assert disputed["A2.note"] == "locks; see #3"
+    untouched = {r["number"]: r for r in rows}[str(labelled_study["untouched"].report.number)]
+    assert (untouched["final"], untouched["root-cause"], untouched["A1.seconds"]) == (
+        "false",
+        "",
+        "",
+    )
+
+
+def test_json_lines_is_one_record_per_line(labelled_study):
+    study = labelled_study["study"]
+    lines = exported(study, "jsonl").splitlines()
+    assert [json.loads(line) for line in lines] == json.loads(exported(study, "json"))["records"]
+
+
+def test_no_email_password_or_token_in_any_export(labelled_study, annotator):
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.create(user=annotator)
+    for fmt in ("csv", "json", "jsonl"):
+        text = exported(labelled_study["study"], fmt, include_annotators=True, real_names=True)
+        assert "@example.org" not in text
+        assert annotator.password not in text
+        assert token.key not in text
+        assert "pbkdf2" not in text
+
+
+def test_each_chunk_costs_the_same_queries(labelled_study):
+    """No query per item: five items in chunks of one, two or five cost the same per chunk."""
+    study = labelled_study["study"]
+    counts = {}
+    for chunk in (1, 2, 5):
+        export = Export(study=study, fmt="csv", options=ExportOptions(include_annotators=True))
+        export.chunk = chunk
+        with CaptureQueriesContext(connection) as queries:
+            assert sum(len(records) for records in export.records()) == 5
+        counts[chunk] = len(queries)
+    # Per chunk: items with reports, fix links, final labels, assignments, annotations; then
+    # one query that finds no further item.
+    assert counts == {1: 5 * 5 + 1, 2: 3 * 5 + 1, 5: 1 * 5 + 1}
