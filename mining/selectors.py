@@ -97,7 +97,9 @@ def reports_by_key(*, keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugR
     )
     return {
         (report.repository.full_name.lower(), report.number): report
-        for report in BugReport.objects.filter(pk__in=wanted).select_related("repository")
+        for report in BugReport.objects.filter(pk__in=wanted)
+        .select_related("repository")
+        .defer("raw", "body")
     }
 
 

@@ -10,12 +10,13 @@ Every step is set-based (a few queries per table, not per row), so a large file 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -241,6 +242,86 @@ def annotation_import(
     )
 
 
+# The writes below go from plain lists to PostgreSQL as one array a column (unnest), not
+# through model instances: at 100k rows, preparing instances for bulk_create took longer than
+# PostgreSQL took to store them. Table and column names are the models', never input.
+_CHUNK = 20_000
+
+
+def _assignments_insert(study, now, rows) -> dict[tuple[int, int], int]:
+    """Submitted assignments of (item id, annotator id, note); their ids by (item, annotator)."""
+    ids = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), _CHUNK):
+            chunk = rows[start : start + _CHUNK]
+            cursor.execute(
+                f"INSERT INTO {Assignment._meta.db_table} (item_id, study_id, annotator_id, "  # noqa: S608
+                "status, held_at, submitted_at, skip_reason, note, unsure, seconds, version) "
+                "SELECT r.item_id, %s, r.annotator_id, %s, %s, %s, '', r.note, false, 0, 1 "
+                "FROM unnest(%s::bigint[], %s::bigint[], %s::text[]) AS r(item_id, annotator_id, "
+                "note) RETURNING item_id, annotator_id, id",
+                [
+                    study.pk,
+                    Assignment.Status.SUBMITTED,
+                    now,
+                    now,
+                    [row[0] for row in chunk],
+                    [row[1] for row in chunk],
+                    [row[2] for row in chunk],
+                ],
+            )
+            ids.update(((item, user), pk) for item, user, pk in cursor.fetchall())
+    return ids
+
+
+def _answers_insert(now, answers) -> None:
+    """Annotations of (assignment id, item id, annotator id, dimension id, categories), and
+    their categories."""
+    table = Annotation._meta.db_table
+    through = Annotation.categories.through._meta.db_table
+    with connection.cursor() as cursor:
+        for start in range(0, len(answers), _CHUNK):
+            chunk = answers[start : start + _CHUNK]
+            cursor.execute(
+                f"INSERT INTO {table} (assignment_id, item_id, annotator_id, dimension_id, "  # noqa: S608
+                '"values", updated_at) SELECT r.assignment_id, r.item_id, r.annotator_id, '
+                "r.dimension_id, r.paths::jsonb, %s FROM unnest(%s::bigint[], %s::bigint[], "
+                "%s::bigint[], %s::bigint[], %s::text[]) AS r(assignment_id, item_id, "
+                "annotator_id, dimension_id, paths) RETURNING assignment_id, dimension_id, id",
+                [
+                    now,
+                    [a[0] for a in chunk],
+                    [a[1] for a in chunk],
+                    [a[2] for a in chunk],
+                    [a[3] for a in chunk],
+                    [json.dumps([c.path for c in a[4]]) for a in chunk],
+                ],
+            )
+            ids = {(assignment, dimension): pk for assignment, dimension, pk in cursor.fetchall()}
+            links = [(ids[(a[0], a[3])], category.pk) for a in chunk for category in a[4]]
+            cursor.execute(
+                f"INSERT INTO {through} (annotation_id, category_id) "  # noqa: S608
+                "SELECT * FROM unnest(%s::bigint[], %s::bigint[])",
+                [[link[0] for link in links], [link[1] for link in links]],
+            )
+
+
+def _versions_insert(now, label_import_id, versions) -> None:
+    """First versions of (assignment id, item id, annotator id, labels JSON, note)."""
+    with connection.cursor() as cursor:
+        for start in range(0, len(versions), _CHUNK):
+            chunk = versions[start : start + _CHUNK]
+            cursor.execute(
+                f"INSERT INTO {AnnotationVersion._meta.db_table} (assignment_id, item_id, "  # noqa: S608
+                "annotator_id, number, labels, changes, note, unsure, seconds, created_at, "
+                "imported_id) SELECT r.assignment_id, r.item_id, r.annotator_id, 1, "
+                "r.labels::jsonb, '{}', r.note, false, 0, %s, %s FROM unnest(%s::bigint[], "
+                "%s::bigint[], %s::bigint[], %s::text[], %s::text[]) AS r(assignment_id, "
+                "item_id, annotator_id, labels, note)",
+                [now, label_import_id, *([v[i] for v in chunk] for i in range(5))],
+            )
+
+
 @transaction.atomic
 def _write(
     *, study, scheme, groups, chosen, reports, missing, users, source, label_import
@@ -291,73 +372,46 @@ def _write(
 
     # A hold of theirs that expired takes the place of a new assignment (one per person):
     # the checks refused any other assignment of theirs on these items.
-    expired = {
-        (a.item_id, a.annotator_id): a
-        for a in Assignment.objects.filter(item__in=[i.pk for i in items.values()]).filter(
-            annotator__in=[u.pk for u in users.values()]
-        )
-    }
-    assignments: dict[tuple, Assignment] = {}
-    notes: dict[tuple, str] = {}
+    pairs = {}
+    notes = {}
     for group_key, group in groups.items():
         item_key, annotator = group_key
-        item, user = items[reports[item_key].pk], users[annotator]
-        note = "\n".join(dict.fromkeys(row.note for row in group if row.note))
-        notes[group_key] = note
-        assignment = expired.get((item.pk, user.pk)) or Assignment(item=item, annotator=user)
-        assignment.study = study
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.held_at = assignment.submitted_at = now
-        assignment.note = note
-        assignment.version = 1
-        assignments[group_key] = assignment
-    reused = [a for a in assignments.values() if a.pk is not None]
+        pairs[group_key] = (items[reports[item_key].pk].pk, users[annotator].pk)
+        notes[group_key] = "\n".join(dict.fromkeys(row.note for row in group if row.note))
+    expired = {
+        (a.item_id, a.annotator_id): a
+        for a in Assignment.objects.filter(
+            item__in={item for item, _ in pairs.values()},
+            annotator__in={user for _, user in pairs.values()},
+        )
+    }
+    reused = []
+    for group_key, pair in pairs.items():
+        if pair in expired:
+            assignment = expired[pair]
+            assignment.study, assignment.status, assignment.version = study, "submitted", 1
+            assignment.held_at = assignment.submitted_at = now
+            assignment.note = notes[group_key]
+            reused.append(assignment)
     Assignment.objects.bulk_update(
         reused, ["study", "status", "held_at", "submitted_at", "note", "version"], batch_size=2000
     )
-    Assignment.objects.bulk_create(
-        [a for a in assignments.values() if a.pk is None], batch_size=5000
-    )
+    fresh = [key for key, pair in pairs.items() if pair not in expired]
+    assignment_ids = {(a.item_id, a.annotator_id): a.pk for a in reused}
+    assignment_ids.update(_assignments_insert(study, now, [(*pairs[k], notes[k]) for k in fresh]))
 
-    dimensions = {d.key: d for d in scheme.dimensions}
-    annotations, categories, versions = [], [], []
-    for group_key, assignment in assignments.items():
+    dimensions = {d.key: d.pk for d in scheme.dimensions}
+    answers, versions = [], []
+    for group_key, (item_id, user_id) in pairs.items():
         labels = chosen[group_key]
-        for key, chosen_categories in labels.items():
-            annotations.append(
-                Annotation(
-                    assignment=assignment,
-                    item_id=assignment.item_id,
-                    annotator_id=assignment.annotator_id,
-                    dimension=dimensions[key],
-                    values=[c.path for c in chosen_categories],
-                    updated_at=now,
-                )
-            )
-            categories.append(chosen_categories)
+        assignment_id = assignment_ids[(item_id, user_id)]
+        for key, categories in labels.items():
+            answers.append((assignment_id, item_id, user_id, dimensions[key], categories))
         versions.append(
-            AnnotationVersion(
-                assignment=assignment,
-                item_id=assignment.item_id,
-                annotator_id=assignment.annotator_id,
-                number=1,
-                labels=labels_paths(labels),
-                note=notes[group_key],
-                created_at=now,
-                imported=label_import,
-            )
+            (assignment_id, item_id, user_id, json.dumps(labels_paths(labels)), notes[group_key])
         )
-    Annotation.objects.bulk_create(annotations, batch_size=5000)
-    Through = Annotation.categories.through
-    Through.objects.bulk_create(
-        [
-            Through(annotation_id=annotation.pk, category_id=category.pk)
-            for annotation, chosen_categories in zip(annotations, categories, strict=True)
-            for category in chosen_categories
-        ],
-        batch_size=10000,
-    )
-    AnnotationVersion.objects.bulk_create(versions, batch_size=5000)
+    _answers_insert(now, answers)
+    _versions_insert(now, label_import.pk, versions)
 
     # One update per distinct count, not per item: the items are locked above.
     by_count: dict[int, list[int]] = defaultdict(list)
