@@ -21,6 +21,7 @@ from labeler.models import (
     Assignment,
     FinalLabel,
     FinalLabelEvent,
+    LabelImport,
     Study,
     StudyBatch,
     StudyItem,
@@ -160,3 +161,10 @@ class FinalLabelEventAdmin(ReadOnlyAdmin):
     list_display = ["item", "dimension", "kind", "values", "method", "user", "created_at"]
     list_filter = ["item__study", "kind", "method"]
     list_select_related = ["item__study", "item__report__repository", "dimension", "user"]
+
+
+@admin.register(LabelImport)
+class LabelImportAdmin(ReadOnlyAdmin):
+    list_display = ["file_name", "study", "imported_by", "rows", "sha256", "created_at"]
+    list_filter = ["study"]
+    list_select_related = ["study", "imported_by"]

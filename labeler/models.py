@@ -267,6 +267,28 @@ class Annotation(models.Model):
         return f"{self.annotator} on item {self.item_id}: {self.dimension.key}={self.values}"
 
 
+class LabelImport(models.Model):
+    """A labels file imported into a study: who imported it, when, from which file. The
+    versions it wrote point to it, so imported labels are never taken for the app's."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="label_imports")
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="label_imports",
+        help_text="Empty: imported from the command line.",
+    )
+    file_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, help_text="Of the file's bytes, as uploaded.")
+    rows = models.PositiveIntegerField()
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.file_name} into {self.study}"
+
+
 class AnnotationVersion(models.Model):
     """Every submission and revision, as it was: who, when, what, and what changed."""
 
@@ -287,6 +309,14 @@ class AnnotationVersion(models.Model):
     unsure = models.BooleanField(default=False)
     seconds = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
+    imported = models.ForeignKey(
+        LabelImport,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="versions",
+        help_text="The file this version came from; empty when made in the app.",
+    )
 
     class Meta:
         ordering = ["item", "created_at", "pk"]

@@ -12,6 +12,7 @@ GitHub. Plain Python, no Django.
 
 import datetime as dt
 import functools
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -395,6 +396,42 @@ def repository_from_issue_url(url: str) -> str:
     if not match:
         raise MalformedPayloadError(f"repository_url: not a repository API URL: {url!r}")
     return f"{match.group(1)}/{match.group(2)}"
+
+
+# GitHub's issue objects nest a dozen levels; far deeper is no payload of theirs, and would
+# overflow the recursion of the JSON decoder or of clean_json.
+MAX_LINE_DEPTH = 100
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def json_from_file_line(line: str) -> Any:
+    """One line of an offline import file decoded, or MalformedPayloadError: not JSON, or
+    nested deeper than MAX_LINE_DEPTH."""
+    too_deep = f"nested deeper than {MAX_LINE_DEPTH} levels"
+    try:
+        value = json.loads(line)
+    except RecursionError:
+        raise MalformedPayloadError(too_deep) from None
+    except json.JSONDecodeError as exc:
+        raise MalformedPayloadError(f"not JSON: {exc}") from None
+    if _depth_exceeds(value, MAX_LINE_DEPTH):
+        raise MalformedPayloadError(too_deep)
+    return value
 
 
 @parses_payload

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import TruncDate
 from django.http import QueryDict
 
@@ -79,15 +80,26 @@ def repositories_missing(*, full_names: list[str]) -> list[str]:
 
 def reports_by_key(*, keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
     """The stored reports (stubs too) among (OWNER/NAME, number) pairs, by (lower-cased
-    OWNER/NAME, number): repository names match ignoring case."""
+    OWNER/NAME, number): repository names match ignoring case.
+
+    One query whatever the number of keys: the pairs are joined as two arrays, so the cost
+    grows with the keys (an OR of one condition per key grew faster than that)."""
     if not keys:
         return {}
-    wanted = Q()
-    for full_name, number in keys:
-        wanted |= Q(repository__full_name__iexact=full_name, number=number)
+    names = [full_name.lower() for full_name, _ in keys]
+    numbers = [number for _, number in keys]
+    # The keys are bound parameters; the SQL is a constant.
+    wanted = RawSQL(
+        "SELECT r.id FROM mining_bugreport r JOIN mining_repository p ON p.id = r.repository_id "
+        "JOIN unnest(%s::text[], %s::bigint[]) AS k(name, number) "
+        "ON lower(p.full_name) = k.name AND r.number = k.number",
+        (names, numbers),
+    )
     return {
         (report.repository.full_name.lower(), report.number): report
-        for report in BugReport.objects.filter(wanted).select_related("repository")
+        for report in BugReport.objects.filter(pk__in=wanted)
+        .select_related("repository")
+        .defer("raw", "body")
     }
 
 

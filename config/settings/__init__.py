@@ -256,6 +256,10 @@ AXES_VERBOSE = False
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # ---- end of hardening block ----------------------------------------------------------------
 
+# A labels CSV uploaded on the study's import page is checked and stored within the request:
+# at most this many rows (the import_annotations command has no limit).
+LABEL_IMPORT_MAX_ROWS = int(os.environ.get("LABEL_IMPORT_MAX_ROWS", "100000"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from config.api import IdLookupMixin
 from labeler.api.common import SchemaSafeMixin, report_ref
 from labeler.filters import StudyItemFilter
-from labeler.models import AnnotationVersion, StudyItem
+from labeler.models import AnnotationVersion, LabelImport, StudyItem
 from labeler.permissions import study_access
 from labeler.selectors import item_history, study_item_list_member, study_item_list_visible
 from labeler.services.studies import study_item_priority_set
@@ -47,13 +47,24 @@ class ItemSerializer(serializers.ModelSerializer):
         return report_ref(item.report)
 
 
+class LabelImportSerializer(serializers.ModelSerializer):
+    imported_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = LabelImport
+        fields = ["imported_by", "file_name", "sha256", "created_at"]
+
+
 class VersionSerializer(serializers.ModelSerializer):
     annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    imported = LabelImportSerializer(
+        read_only=True, allow_null=True, help_text="The file it came from; null: made in the app."
+    )
 
     class Meta:
         model = AnnotationVersion
         fields = ["number", "annotator", "created_at", "labels", "changes", "note", "unsure"]
-        fields += ["seconds"]
+        fields += ["seconds", "imported"]
 
 
 class StudyItemViewSet(

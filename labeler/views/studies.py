@@ -3,6 +3,7 @@ and labels imported from a CSV file."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, F, Q
@@ -270,6 +271,8 @@ def study_import(request, slug: str):
                     data=upload.read(),
                     source=upload.name,
                     create_missing_reports=form.cleaned_data["create_missing_reports"],
+                    imported_by=request.user,
+                    max_rows=settings.LABEL_IMPORT_MAX_ROWS,
                 )
             except AnnotationImportError as error:
                 problems, problem_count = error.problems, error.count

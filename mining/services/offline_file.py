@@ -5,7 +5,6 @@ Locks: none beyond the rows written (see mining.services.reports); the whole fil
 transaction, so another writer storing the same reports meanwhile waits for it to commit.
 """
 
-import json
 from pathlib import Path
 
 from django.conf import settings
@@ -33,13 +32,13 @@ def _read_file(path: Path) -> list[tuple[str, records.Page]]:
                 line = raw.decode("utf-8")
                 if not line.strip():
                     continue
-                issue = json.loads(line)
+                issue = records.json_from_file_line(line)
                 pages.append(
                     records.page_from_file_issue(issue, patch_limit=settings.MINING_PATCH_MAX_CHARS)
                 )
             except UnicodeDecodeError as exc:
                 errors.append(f"{path.name}, line {line_number}: not UTF-8 (byte {exc.start + 1})")
-            except (json.JSONDecodeError, records.MalformedPayloadError) as exc:
+            except records.MalformedPayloadError as exc:
                 errors.append(f"{path.name}, line {line_number}: {exc}")
     if len(errors) > MAX_FILE_ERRORS:
         hidden = len(errors) - MAX_FILE_ERRORS

@@ -1,5 +1,7 @@
 """Importing labels made elsewhere: all rows or none."""
 
+import hashlib
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -307,3 +309,26 @@ def test_an_expired_hold_of_the_annotator_becomes_their_imported_submission(stud
     (assignment,) = Assignment.objects.filter(annotator=alice)
     assert (assignment.pk, assignment.status, assignment.version) == (held.pk, "submitted", 1)
     assert AnnotationVersion.objects.filter(assignment=assignment).count() == 1
+
+
+def test_labels_credited_to_an_existing_annotator_record_the_import(study):
+    alice = annotator_of(study, "alice")
+    data = (HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n").encode()
+
+    annotation_import(study=study, data=data, source="old.csv")
+
+    version = AnnotationVersion.objects.get(annotator=alice)
+    assert (version.imported.imported_by, version.imported.file_name) == (None, "old.csv")
+    assert version.imported.sha256 == hashlib.sha256(data).hexdigest()
+    assert version.imported.created_at == version.created_at
+
+
+def test_the_row_cap_counts_bad_rows_too_and_writes_nothing(study):
+    text = HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\nbad,bob,root-cause,x,\n"
+    assert problems(study, text, max_rows=1) == [
+        "l.csv: 2 rows; an upload takes at most 1: split the file, or import it with the "
+        "import_annotations command"
+    ]
+    assert nothing_written()
+    run(study, text.splitlines(keepends=True)[0] + text.splitlines(keepends=True)[1], max_rows=1)
+    assert Assignment.objects.count() == 1

@@ -116,3 +116,14 @@ def test_the_summary_says_what_github_answered_errors_for(fake_github, capsys):
         "incomplete: GitHub answered an error for comments.nodes.0.author "
         "(Resource not accessible); the rest of the report is stored"
     )
+
+
+@pytest.mark.parametrize("depth", [50_000, 101])
+def test_from_file_refuses_a_deeply_nested_line_by_name(tmp_path, depth):
+    path = tmp_path / "deep.jsonl"
+    good = json.dumps(rest_issue(3))
+    path.write_text(f"{good}\n{'[' * depth}{']' * depth}\n", encoding="utf-8")
+    with pytest.raises(CommandError) as raised:
+        call_command("import_github", "--from-file", str(path))
+    assert str(raised.value) == "deep.jsonl, line 2: nested deeper than 100 levels"
+    assert not BugReport.objects.filter(number=3).exists()

@@ -2,13 +2,14 @@
 another batch, labels imported from a CSV file."""
 
 import datetime as dt
+import hashlib
 import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from labeler.frames import STRATA
-from labeler.models import Assignment, Study, StudyBatch, StudyMember
+from labeler.models import AnnotationVersion, Assignment, Study, StudyBatch, StudyMember
 from labeler.services.assignment import assignment_next, assignment_skip
 from mining.models import BugReport
 from tests.labeler.factories import LabellingStudyFactory, labelling_codebook
@@ -362,6 +363,51 @@ def test_lead_imports_labels_from_a_csv(client, study, lead):
         "root-cause": ["memory/leak"],
         "impact": ["speed", "memory-use"],
     }
+
+
+def test_imported_labels_name_who_imported_them_and_the_file_in_the_history(client, study, lead):
+    item = study.items.order_by("position").first()
+    ref = f"{item.report.repository.full_name}#{item.report.number}"
+    text = f"item,annotator,dimension,value\n{ref},carol,root-cause,memory/leak\n"
+    client.force_login(lead)
+
+    client.post("/studies/perf/import/", {"file": csv_upload(text, name="old.csv")})
+
+    version = AnnotationVersion.objects.get(item=item, annotator__username="carol")
+    imported = version.imported
+    assert (imported.imported_by, imported.file_name, imported.rows) == (lead, "old.csv", 1)
+    assert imported.sha256 == hashlib.sha256(text.encode()).hexdigest()
+    html = client.get(f"/studies/perf/items/{item.pk}/history/").content.decode()
+    line = html[html.index('data-testid="imported"') :]
+    assert line.startswith(
+        f'data-testid="imported">imported by {lead.username} from old.csv (SHA-256 '
+        f"<code>{imported.sha256[:12]}…</code>)"
+    )
+    (api_version,) = client.get(f"/api/items/{item.pk}/history/").json()
+    assert api_version["imported"] == {
+        "imported_by": lead.username,
+        "file_name": "old.csv",
+        "sha256": imported.sha256,
+        "created_at": api_version["imported"]["created_at"],
+    }
+
+
+def test_an_upload_past_the_row_cap_is_refused_naming_both(client, study, lead, settings):
+    settings.LABEL_IMPORT_MAX_ROWS = 2
+    item = study.items.order_by("position").first()
+    ref = f"{item.report.repository.full_name}#{item.report.number}"
+    rows = "".join(f"{ref},{name},root-cause,memory/leak\n" for name in ("a", "b", "c"))
+    client.force_login(lead)
+
+    response = client.post(
+        "/studies/perf/import/", {"file": csv_upload("item,annotator,dimension,value\n" + rows)}
+    )
+
+    assert (
+        "labels.csv: 3 rows; an upload takes at most 2: split the file, or import it with the "
+        "import_annotations command" in response.content.decode()
+    )
+    assert not Assignment.objects.exists()
 
 
 def test_import_lists_every_problem_with_its_line_and_writes_nothing(client, study, lead):
