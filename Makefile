@@ -47,6 +47,7 @@ bench: install services
 	$(BIN)/python bench/import_bench.py
 	$(BIN)/python bench/label_load.py
 	$(BIN)/python bench/agreement_bench.py
+	$(BIN)/python bench/compare_bench.py
 
 worker: install
 	$(BIN)/celery -A config worker --loglevel=info

@@ -18,8 +18,10 @@ api_patterns = [
     *auth_router.urls,
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("taxonomy.api_urls")),
-    path("", include("mining.api_urls")),
+    # The labeler's before mining's: its /api/reports/compare/ would otherwise be taken by
+    # mining's /api/reports/{id}/.
     path("", include("labeler.api_urls")),
+    path("", include("mining.api_urls")),
 ]
 
 admin.site.login_form = AdminLoginForm

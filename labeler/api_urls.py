@@ -4,6 +4,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from labeler.api import adjudication, agreement
+from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
 from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
@@ -37,6 +38,7 @@ study_patterns = [
 
 urlpatterns = [
     path("ping/", PingView.as_view(), name="api-ping"),
+    path("reports/compare/", ReportCompareView.as_view(), name="api-reports-compare"),
     *study_patterns,
     *agreement.urlpatterns,
     *adjudication.urlpatterns,

@@ -41,6 +41,12 @@ class StudyAccess:
         return self.can_lead or MemberRole.RESEARCHER in self.roles
 
     @property
+    def can_analyse(self) -> bool:
+        """The study's analysis (final labels counted, crossed and compared): its leads and
+        researchers, and staff."""
+        return self.can_view_progress
+
+    @property
     def sees_all_labels(self) -> bool:
         """Leads see every label at once; everyone else only their own until adjudication.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 
@@ -228,3 +229,42 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
         skipped=counts["skipped"],
         per_annotator=annotators,
     )
+
+
+class FinalLabelRow(NamedTuple):
+    item_id: int
+    report_id: int
+    dimension: str
+    values: tuple[str, ...]
+
+
+def study_final_labels(*, study: Study) -> list[FinalLabelRow]:
+    """The study's final labels: (item id, report id, dimension key, category key paths) per
+    item and dimension that has one, by item and dimension position.
+
+    Until final labels are stored, a label is final where the item has all its annotations
+    and every annotator gave the same answer on the dimension (the same set of paths; no
+    category chosen on an optional dimension is an answer too, and gives an empty tuple).
+    """
+    complete = Assignment.objects.filter(
+        study=study, status=Status.SUBMITTED, item__submitted__gte=F("item__needed")
+    )
+    by_item: dict[int, tuple[int, list[int]]] = {}
+    for assignment_id, item_id, report_id in complete.order_by(
+        "item__position", "item_id"
+    ).values_list("pk", "item_id", "item__report_id"):
+        by_item.setdefault(item_id, (report_id, []))[1].append(assignment_id)
+    answers = {
+        (assignment_id, dimension): tuple(sorted(values))
+        for assignment_id, dimension, values in Annotation.objects.filter(
+            assignment__in=complete
+        ).values_list("assignment_id", "dimension__key", "values")
+    }
+    dimensions = list(study.dimensions.order_by("position").values_list("key", flat=True))
+    rows = []
+    for item_id, (report_id, assignments) in by_item.items():
+        for dimension in dimensions:
+            given = {answers.get((assignment, dimension), ()) for assignment in assignments}
+            if len(given) == 1:
+                rows.append(FinalLabelRow(item_id, report_id, dimension, given.pop()))
+    return rows

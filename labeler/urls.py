@@ -1,8 +1,9 @@
-"""Pages of the labeler app: the home page, and studies (set-up, members, labelling, items)."""
+"""Pages of the labeler app: the home page, studies (set-up, members, labelling, items,
+analysis) and the comparison of report groups."""
 
 from django.urls import include, path
 
-from labeler.views import items, labelling, members, studies
+from labeler.views import analysis, items, labelling, members, studies
 from labeler.views.home import home
 
 study_patterns = [
@@ -14,6 +15,7 @@ study_patterns = [
     path("studies/<slug:slug>/import/", studies.study_import, name="import"),
     path("studies/<slug:slug>/label/", labelling.study_label, name="label"),
     path("studies/<slug:slug>/items/", items.study_items, name="items"),
+    path("studies/<slug:slug>/analysis/", analysis.study_analysis, name="analysis"),
     path(
         "studies/<slug:slug>/items/<int:item_id>/history/",
         items.item_history_page,
@@ -28,5 +30,6 @@ study_patterns = [
 
 urlpatterns = [
     path("", home, name="home"),
+    path("reports/compare/", analysis.reports_compare_page, name="reports-compare"),
     path("", include((study_patterns, "studies"))),
 ]

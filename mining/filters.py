@@ -8,13 +8,16 @@ CANDIDATE_FIELDS = {
     "accuracy": "is_accuracy_candidate",
     "non_bug": "is_non_bug",
 }
+# A report flagged as none of the kinds above.
+NO_CANDIDATE = "none"
 
 
 class ReportFilter(django_filters.FilterSet):
     repository = django_filters.CharFilter(field_name="repository__full_name", lookup_expr="iexact")
     state = django_filters.ChoiceFilter(choices=BugReport.State.choices)
     candidate = django_filters.ChoiceFilter(
-        choices=[(k, k.replace("_", "-")) for k in CANDIDATE_FIELDS], method="filter_candidate"
+        choices=[(k, k.replace("_", "-")) for k in CANDIDATE_FIELDS] + [(NO_CANDIDATE, "none")],
+        method="filter_candidate",
     )
     has_fix = django_filters.BooleanFilter()
     label = django_filters.CharFilter(method="filter_label")
@@ -29,6 +32,8 @@ class ReportFilter(django_filters.FilterSet):
         fields = ["repository", "state", "candidate", "has_fix", "label"]
 
     def filter_candidate(self, queryset, name, value):
+        if value == NO_CANDIDATE:
+            return queryset.filter(**dict.fromkeys(CANDIDATE_FIELDS.values(), False))
         return queryset.filter(**{CANDIDATE_FIELDS[value]: True})
 
     def filter_label(self, queryset, name, value):

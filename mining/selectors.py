@@ -1,11 +1,18 @@
 """Reads of the mining app: querysets and read-only lookups."""
 
 import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
 
+from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models.functions import TruncDate
+from django.http import QueryDict
 
+from config.api import closest_name
 from mining import candidates
+from mining.filters import ReportFilter
 from mining.models import (
     BugReport,
     CandidateRules,
@@ -163,3 +170,105 @@ def report_for_labelling(*, report_id: int) -> dict:
     for comment in comments:
         comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
     return {"id": report.pop("id"), "repository": repository, **report, "comments": comments}
+
+
+def reports_filtered(
+    *, params: QueryDict, within: QuerySet[BugReport] | None = None, ignored: Iterable[str] = ()
+) -> QuerySet[BugReport]:
+    """The imported reports (of `within`, if given) that the filters of /api/reports/ select.
+
+    Unlike the list, every parameter must be known and given once, and every value valid: a
+    ValidationError names each parameter that is not, as {name: [messages]}. `ignored` names
+    parameters the caller reads itself.
+    """
+    ignored = set(ignored)
+    known = set(ReportFilter.base_filters)
+    errors: dict[str, list[str]] = {}
+    for name in params:
+        if name in ignored:
+            continue
+        if name not in known:
+            close = closest_name(name, known | ignored)
+            hint = f"did you mean {close!r}?" if close else f"known: {', '.join(sorted(known))}"
+            errors[name] = [f"unknown parameter {name!r}; {hint}"]
+        elif len(params.getlist(name)) > 1:
+            errors[name] = [f"given {len(params.getlist(name))} times; give it once"]
+    reports = reports_imported() if within is None else within
+    filters = ReportFilter(params, queryset=reports)
+    if not filters.is_valid():
+        for name, messages in filters.errors.items():
+            errors.setdefault(name, []).extend(messages)
+    if errors:
+        # In the order the parameters were given.
+        order = {name: index for index, name in enumerate(params)}
+        ordered = sorted(errors.items(), key=lambda error: order.get(error[0], len(order)))
+        raise ValidationError(dict(ordered))
+    return filters.qs
+
+
+@dataclass(frozen=True)
+class ReportMeasure:
+    """A measure the studies compare: its key, what it is, and the field it comes from
+    (divided by `per`, e.g. hours into days)."""
+
+    key: str
+    label: str
+    field: str
+    per: float = 1
+
+
+REPORT_MEASURES = (
+    ReportMeasure("time_to_fix_days", "Time to fix (days, opened to closed)", "fix_hours", 24),
+    ReportMeasure("fix_size_lines", "Fix size (lines added + deleted)", "fix_size"),
+    ReportMeasure(
+        "time_to_first_comment_hours", "Time to first comment (hours)", "first_comment_hours"
+    ),
+    ReportMeasure("comments", "Comments", "comment_count"),
+    ReportMeasure("commenters", "Commenters", "commenter_count"),
+    ReportMeasure("participants", "Participants", "participant_count"),
+)
+
+
+def _columns(reports: QuerySet[BugReport], expressions: list) -> list[list]:
+    """Each expression's value over the reports, one list per expression, in one query."""
+    try:
+        sql, params = reports.order_by().values_list(*expressions).query.sql_with_params()
+    except EmptyResultSet:  # a queryset that can select nothing (none(), pk__in=[])
+        return [[] for _ in expressions]
+    names = [f"c{index}" for index in range(len(expressions))]
+    # One array per expression: PostgreSQL's arrays arrive as lists built in C, where 100,000
+    # rows would each become a tuple to take apart again.
+    arrays = ", ".join(f"array_agg({name})" for name in names)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {arrays} FROM ({sql}) AS report({', '.join(names)})", params)  # noqa: S608
+        return [column or [] for column in cursor.fetchone()]
+
+
+def report_measure_values(*, reports: QuerySet[BugReport]) -> dict[str, list[float | None]]:
+    """Each of REPORT_MEASURES over the reports, one value per report (None: the report has
+    none, e.g. no fix or no comment), in one query."""
+    columns = _columns(
+        reports,
+        [
+            F(measure.field) / measure.per if measure.per != 1 else F(measure.field)
+            for measure in REPORT_MEASURES
+        ],
+    )
+    return {measure.key: column for measure, column in zip(REPORT_MEASURES, columns, strict=True)}
+
+
+def report_created_dates(*, reports: QuerySet[BugReport]) -> list[dt.date]:
+    """The day (UTC) each report was opened; reports without a date left out, in one query."""
+    (days,) = _columns(
+        reports.filter(created_at__isnull=False), [TruncDate("created_at", tzinfo=dt.UTC)]
+    )
+    return days
+
+
+def report_repository_names(*, report_ids: Iterable[int]) -> dict[int, str]:
+    """OWNER/NAME of each report's repository, by report id."""
+    return dict(
+        BugReport.objects.filter(pk__in=list(report_ids))
+        .order_by()
+        .values_list("pk", "repository__full_name")
+    )

@@ -118,6 +118,13 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "config.staticfiles.PackageFileFinder",
+]
+# The chart library comes inside its pinned PyPI package (config/staticfiles.py): no CDN.
+PACKAGE_STATIC_FILES = {"vendor/plotly/plotly.min.js": "plotly/package_data/plotly.min.js"}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

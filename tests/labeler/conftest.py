@@ -4,6 +4,7 @@ import pytest
 
 from labeler.roles import Role
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.final_labels import decided_study
 
 GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
 
@@ -28,3 +29,9 @@ def second_annotator(make_user, study):
     user = make_user(Role.ANNOTATOR, username="ann2")
     StudyMemberFactory(study=study, user=user, role="annotator")
     return user
+
+
+@pytest.fixture
+def decided(annotator, lead, researcher, make_user):
+    """A study with final labels on some items (tests.labeler.final_labels)."""
+    return decided_study(annotator=annotator, lead=lead, researcher=researcher, make_user=make_user)

@@ -1,12 +1,15 @@
 """Blind labelling in the read paths: whoever labels in a study sees only their own labels
-until an item is adjudicated, whatever other role or staff status they have."""
+until an item is adjudicated, whatever other role or staff status they have; and the final
+labels the analyses count."""
 
 import pytest
 
 from labeler.models import StudyMember
+from labeler.selectors import FinalLabelRow, study_final_labels
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import StudyMemberFactory
+from tests.labeler.final_labels import items_of
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +74,32 @@ def test_an_annotator_whose_role_was_taken_away_can_no_longer_submit(
     assert response.json()["message"] == "you no longer annotate in this study"
     assignment.refresh_from_db()
     assert assignment.status == "held"
+
+
+def test_a_label_is_final_where_every_annotator_of_a_complete_item_agrees(
+    decided, django_assert_max_num_queries
+):
+    items = items_of(decided)
+
+    with django_assert_max_num_queries(3):
+        rows = study_final_labels(study=decided)
+
+    def row(number, dimension, values):
+        item = items[number]
+        return FinalLabelRow(item.pk, item.report_id, dimension, values)
+
+    assert rows == [
+        row(0, "root-cause", ("memory/leak",)),
+        row(0, "impact", ("speed",)),
+        # Chosen in another order, the same answer.
+        row(1, "root-cause", ("memory/bloat",)),
+        row(1, "impact", ("memory-use", "speed")),
+        # Nothing chosen on an optional dimension by either: agreed, with an empty answer.
+        row(2, "root-cause", ("threading",)),
+        row(2, "impact", ()),
+        # The root cause is disputed, the impact agreed.
+        row(3, "impact", ("speed",)),
+        row(4, "root-cause", ("threading",)),
+        row(4, "impact", ("memory-use",)),
+        # Item 5 waits for its second annotation: nothing final yet.
+    ]

@@ -46,6 +46,7 @@ def test_anonymous_gets_401_json(api_client, reports):
     ("query", "numbers"),
     [
         ("candidate=performance", [1]),
+        ("candidate=none", [2]),
         ("has_fix=false", [2]),
         ("state=open", [2]),
         ("label=module: performance", [1]),

@@ -1,6 +1,8 @@
 import datetime as dt
 
 import pytest
+from django.core.exceptions import ValidationError
+from django.http import QueryDict
 
 from mining import selectors
 from mining.models import BugReport
@@ -50,3 +52,99 @@ def test_imported_reports_leave_stubs_out_and_missing_repositories_are_named():
     assert list(selectors.reports_imported()) == [report]
     names = [report.repository.full_name, "nobody/here", "other/one"]
     assert selectors.repositories_missing(full_names=names) == ["nobody/here", "other/one"]
+
+
+def _params(query):
+    return QueryDict(query)
+
+
+def test_reports_filtered_uses_the_report_list_filters_on_imported_reports_only():
+    repo = factories.RepositoryFactory(full_name="pytorch/pytorch")
+    slow = factories.BugReportFactory(repository=repo, is_performance_candidate=True, has_fix=True)
+    factories.BugReportFactory(repository=repo, is_performance_candidate=True)
+    factories.BugReportFactory(repository=repo, is_stub=True, is_performance_candidate=True)
+    factories.BugReportFactory(is_performance_candidate=True, has_fix=True)
+
+    found = selectors.reports_filtered(
+        params=_params("repository=PyTorch/pytorch&candidate=performance&has_fix=true")
+    )
+
+    assert list(found) == [slow]
+    within = BugReport.objects.exclude(pk=slow.pk)
+    assert not selectors.reports_filtered(
+        params=_params("has_fix=true&repository=pytorch/pytorch"), within=within
+    ).exists()
+
+
+def test_reports_filtered_names_every_unknown_repeated_or_bad_parameter():
+    with pytest.raises(ValidationError) as caught:
+        selectors.reports_filtered(
+            params=_params("repositry=a/b&state=open&state=closed&created_after=yesterday&x=1")
+        )
+
+    errors = caught.value.message_dict
+    assert errors["repositry"] == ["unknown parameter 'repositry'; did you mean 'repository'?"]
+    assert errors["state"] == ["given 2 times; give it once"]
+    assert errors["created_after"] == ["Enter a valid date/time."]
+    assert errors["x"][0].startswith("unknown parameter 'x'; known: candidate, closed_after")
+
+
+def test_reports_filtered_leaves_the_callers_parameters_alone():
+    report = factories.BugReportFactory()
+
+    found = selectors.reports_filtered(
+        params=_params("study=s&final=a:b"), ignored=["study", "final"]
+    )
+
+    assert list(found) == [report]
+    with pytest.raises(ValidationError) as caught:
+        selectors.reports_filtered(params=_params("stdy=s"), ignored=["study"])
+    assert caught.value.message_dict["stdy"] == ["unknown parameter 'stdy'; did you mean 'study'?"]
+
+
+def test_measure_values_come_in_one_query_with_none_for_a_missing_value(
+    django_assert_num_queries,
+):
+    fixed = factories.BugReportFactory(
+        fix_hours=36.0,
+        fix_size=14,
+        first_comment_hours=2.5,
+        comment_count=3,
+        commenter_count=2,
+        participant_count=3,
+    )
+    factories.BugReportFactory(repository=fixed.repository, state="open", closed_at=None)
+
+    with django_assert_num_queries(1):
+        values = selectors.report_measure_values(reports=BugReport.objects.order_by("number"))
+
+    assert list(values) == [measure.key for measure in selectors.REPORT_MEASURES]
+    assert values["time_to_fix_days"] == [1.5, None]
+    assert values["fix_size_lines"] == [14, None]
+    assert values["time_to_first_comment_hours"] == [2.5, None]
+    assert values["comments"] == [3, 0]
+    assert values["commenters"] == [2, 0] and values["participants"] == [3, 0]
+
+
+def test_measure_values_of_no_report_are_empty_lists():
+    values = selectors.report_measure_values(reports=BugReport.objects.filter(number=-1))
+
+    assert values == {measure.key: [] for measure in selectors.REPORT_MEASURES}
+
+
+def test_created_dates_are_utc_days_and_repository_names_by_report():
+    late = dt.datetime(2021, 3, 31, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    report = factories.BugReportFactory(created_at=late)
+    factories.BugReportFactory(repository=report.repository, created_at=None)
+
+    assert selectors.report_created_dates(reports=BugReport.objects.all()) == [dt.date(2021, 4, 1)]
+    assert selectors.report_repository_names(report_ids=[report.pk]) == {
+        report.pk: report.repository.full_name
+    }
+
+
+def test_measure_values_of_a_filter_matching_nothing_need_no_query(django_assert_num_queries):
+    with django_assert_num_queries(0):
+        values = selectors.report_measure_values(reports=BugReport.objects.filter(pk__in=[]))
+
+    assert values["comments"] == []

@@ -1,0 +1,3 @@
+"""Analyses over reports and final labels: groups of reports compared on the mining measures,
+their share over time, and a study's final labels counted and crossed. The statistics
+themselves are pure (labeler.statistics); these modules read the data and assemble them."""
