@@ -50,6 +50,7 @@ class AgreementPageForm(forms.Form):
         required=False,
         label="Items per window",
         help_text="in the order they were labelled",
+        widget=forms.NumberInput(attrs={"placeholder": DEFAULT_WINDOW}),
     )
     pair = forms.CharField(required=False, label="Annotator pair")
 

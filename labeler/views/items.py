@@ -11,10 +11,10 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from labeler.adjudication import item_decisions, item_decisions_visible
+from labeler.adjudication import item_decisions, item_decisions_visible, study_pseudonyms
 from labeler.labels import study_scheme
 from labeler.models import StudyItem
-from labeler.permissions import study_get_for_user
+from labeler.permissions import access_sees_annotator_names, study_get_for_user
 from labeler.selectors import (
     ITEM_STATES,
     item_history,
@@ -73,9 +73,14 @@ def item_history_page(request, slug: str, item_id: int):
     study, access, item = _item_for(request, slug, item_id)
     scheme = study_scheme(study=study)
     names = _LabelNames(scheme)
+    # Who labelled what is for the study's leads: everyone else sees pseudonyms but their own.
+    pseudonyms = None if access_sees_annotator_names(access) else study_pseudonyms(study=study)
     versions = [
         {
             "version": version,
+            "annotator": version.annotator.get_username()
+            if pseudonyms is None or version.annotator_id == request.user.pk
+            else pseudonyms.get(version.annotator_id, "another annotator"),
             "labels": names.labels(version.labels),
             "changes": names.changes(version.changes),
         }

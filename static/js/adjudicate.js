@@ -98,7 +98,6 @@ function renderDimensions(side) {
     const rationale = el("textarea", { rows: 2, className: "rationale", "aria-label": "Rationale for " + dimension.name, placeholder: "Rationale (r)", "data-testid": "rationale-" + dimension.key });
     rationale.value = choice.rationale;
     rationale.addEventListener("input", () => { choice.rationale = rationale.value; });
-    card.append(rationale);
     const reasons = el("fieldset", { className: "reasons" }, el("legend", { className: "small", text: "Why they disagreed" }));
     config.reasons.forEach(function (reason) {
       const key = Object.keys(REASON_KEYS).find((k) => REASON_KEYS[k] === reason.value);
@@ -106,7 +105,8 @@ function renderDimensions(side) {
       input.addEventListener("change", () => { choice.reason = reason.value; });
       reasons.append(el("label", { title: reason.label }, input, " ", el("kbd", { text: key }), " " + reason.name));
     });
-    card.append(reasons);
+    // A dimension that waits for no one asks for a rationale only once the lead picks for it.
+    card.append(el("div", { className: "decision" }, rationale, reasons));
     const defs = definitions(dimension);
     if (defs) card.append(defs);
     card.addEventListener("click", () => setCurrent(index));
@@ -125,6 +125,7 @@ function markChosen() {
       li.classList.toggle("picked", picked);
       li.setAttribute("aria-selected", picked ? "true" : "false");
     });
+    card.querySelector(".decision").hidden = state.side.final || (!dimension.disputed && choice.values === null);
   });
 }
 
@@ -151,7 +152,7 @@ function renderHistory(side) {
 function render(side) {
   state.side = side;
   byId("state").textContent = side.final ? "final" : side.disputed.length ? "disputed on " + side.disputed.join(", ") : "waiting for final labels";
-  byId("reopen").hidden = !side.final && !side.dimensions.some((d) => d.final);
+  byId("reopen").hidden = !side.final;
   byId("submit").hidden = side.final;
   renderAnnotators(side);
   renderDimensions(side);

@@ -288,3 +288,21 @@ def test_lead_sees_decisions_on_the_history_as_they_are_made(client, decided, le
 
     assert 'data-testid="final-labels"' in html and "not final yet" in html
     assert "The annotators disagreed on: <strong" in html
+
+
+@pytest.mark.parametrize(
+    ("who", "shown"),
+    [("lead", ["ann", "ann2"]), ("researcher", ["A1", "A2"]), ("annotator", ["A2", "ann"])],
+)
+def test_history_of_a_final_item_names_annotators_only_to_leads(
+    client, decided, lead, request, who, shown
+):
+    item = disputed_item(decided)
+    item_adjudicate(item_id=item.pk, user=lead, decisions={"root-cause": THREADING})
+    client.force_login(request.getfixturevalue(who))
+
+    html = html_of(client.get(f"/studies/perf/items/{item.pk}/history/"))
+
+    names = re.findall(r'data-testid="version-annotator">([^<]+)<', html)
+    assert sorted(names) == shown
+    assert THREADING["rationale"] in html
