@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from labeler.models import FinalLabel, StudyItem
+from labeler.services.adjudication import item_adjudicate
 from tests.labeler.final_labels import decided_study, items_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -71,7 +72,14 @@ def test_a_lead_adjudicates_a_disagreement_by_keyboard(
     answers = root.get_by_test_id("answer")
     expect(answers).to_have_count(2)
     expect(answers.nth(1)).to_contain_text("threading")
+    # `o` offers every category of the scheme; Escape leaves the picker.
+    page.keyboard.press("o")
+    other = page.get_by_test_id("other-root-cause")
+    expect(other).to_be_focused()
+    expect(other.locator("option")).to_contain_text(["(none)", "Category 1 (memory/leak)"])
+    page.keyboard.press("Escape")
     page.keyboard.press("2")
+    expect(other).to_be_hidden()
     expect(answers.nth(1)).to_have_class(re.compile(r"\bpicked\b"))
     page.keyboard.press("r")
     page.keyboard.type(RATIONALE)
@@ -121,3 +129,35 @@ def test_a_lead_adjudicates_a_disagreement_by_keyboard(
     page.get_by_test_id("reopen").click()
     expect(page.get_by_test_id("status")).to_contain_text("Reopened")
     assert StudyItem.objects.get(pk=disputed.pk).adjudicated_at is None
+
+
+def test_the_agreement_page_keeps_up_as_decisions_come_in(
+    offline, sign_in, annotator, lead, researcher, make_user
+):
+    page = offline
+    study = decided_study(
+        annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
+    )
+    sign_in(researcher)
+    page.goto("/studies/perf/agreement/")
+    threading = (
+        page.get_by_test_id("categories-root-cause-path")
+        .locator("tbody tr")
+        .filter(has_text="threading")
+    )
+    expect(threading.get_by_test_id("reasons-total")).to_have_text("0")
+    expect(page.get_by_test_id("confusion-root-cause-path")).to_contain_text("A1 (rows) and A2")
+
+    item_adjudicate(
+        item_id=items_of(study)[3].pk,
+        user=lead,
+        decisions={
+            "root-cause": {"value": "threading", "rationale": RATIONALE, "reason": "report_unclear"}
+        },
+    )
+    page.evaluate("window.dispatchEvent(new Event('focus'))")
+
+    expect(threading.get_by_test_id("reasons-total")).to_have_text("1")
+    confusion = page.get_by_test_id("confusion-root-cause-path")
+    expect(confusion.locator(".chart-plot svg.main-svg").first).to_be_visible()
+    expect(confusion.locator("table")).to_have_count(1)

@@ -9,8 +9,8 @@ import pytest
 from labeler.models import Study
 from labeler.roles import Role
 from labeler.services.adjudication import item_adjudicate
-from tests.labeler.factories import StudyMemberFactory
-from tests.labeler.final_labels import items_of
+from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.final_labels import items_of, label_all
 
 pytestmark = pytest.mark.django_db
 
@@ -306,3 +306,42 @@ def test_history_of_a_final_item_names_annotators_only_to_leads(
     names = re.findall(r'data-testid="version-annotator">([^<]+)<', html)
     assert sorted(names) == shown
     assert THREADING["rationale"] in html
+
+
+def disputed_study(size, annotator, second, lead):
+    """The study "split" of `size` items, each labelled memory/leak by one annotator and
+    threading by the other."""
+    study = LabellingStudyFactory(slug="split", overlap=2)
+    for position in range(size):
+        StudyItemFactory(study=study, position=position)
+    for user, role in ((annotator, "annotator"), (second, "annotator"), (lead, "lead")):
+        StudyMemberFactory(study=study, user=user, role=role)
+    label_all(study, annotator, lambda item: {"root-cause": "memory/leak"})
+    label_all(study, second, lambda item: {"root-cause": "threading"})
+    return study
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("/studies/split/adjudicate/", "to decide (12)"),
+        ("/studies/split/agreement/", "12 items · 24 ratings"),
+        ("/studies/split/", "Adjudicate (12 to decide)"),
+    ],
+)
+def test_pages_query_counts_do_not_grow_with_the_items(
+    client, make_user, annotator, lead, url, says, django_assert_max_num_queries
+):
+    second = make_user(Role.ANNOTATOR, username="ann2")
+    small = disputed_study(2, annotator, second, lead)
+    client.force_login(lead)
+    with django_assert_max_num_queries(60) as few:
+        assert client.get(url).status_code == 200
+    small.delete()
+    disputed_study(12, annotator, second, lead)
+
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = client.get(url)
+
+    assert response.status_code == 200
+    assert says in html_of(response)
