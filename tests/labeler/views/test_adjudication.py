@@ -345,3 +345,15 @@ def test_pages_query_counts_do_not_grow_with_the_items(
 
     assert response.status_code == 200
     assert says in html_of(response)
+
+
+def test_pages_of_a_study_nobody_labelled_yet(client, study, lead):
+    client.force_login(lead)
+
+    agreement = html_of(client.get(AGREEMENT, {"by": "window", "window": 5, "pair": "x / y"}))
+    queue = html_of(client.get(QUEUE))
+
+    assert "0 items · 0 ratings" in agreement
+    assert "no ratings: there is nothing to compute" in agreement
+    assert "no pair yet" in agreement
+    assert "Nothing to decide" in queue
