@@ -83,6 +83,13 @@ def adjudication_queue(request, slug: str):
     )
 
 
+def _choosable(categories, dimension) -> list:
+    if not dimension.leaf_only:
+        return list(categories)
+    parents = {category.parent_id for category in categories}
+    return [category for category in categories if category.pk not in parents]
+
+
 @require_GET
 def adjudication_item(request, slug: str, item_id: int):
     """An item side by side; the page's script reads it from the adjudication API, shows the
@@ -104,9 +111,10 @@ def adjudication_item(request, slug: str, item_id: int):
                 "key": dimension.key,
                 "name": dimension.name,
                 "multiple": dimension.multiple,
+                # What a lead may enter instead: on a leaf-only dimension, no parent category.
                 "categories": [
                     {"path": category.path, "name": category.name}
-                    for category in scheme.categories[dimension.pk]
+                    for category in _choosable(scheme.categories[dimension.pk], dimension)
                 ],
             }
             for dimension in scheme.dimensions
