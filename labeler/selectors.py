@@ -242,9 +242,9 @@ def study_final_labels(*, study: Study) -> list[FinalLabelRow]:
     """The study's final labels: (item id, report id, dimension key, category key paths) per
     item and dimension that has one, by item and dimension position.
 
-    Until final labels are stored, a label is final where the item has all its annotations
-    and every annotator gave the same answer on the dimension (the same set of paths; no
-    category chosen on an optional dimension is an answer too, and gives an empty tuple).
+    Until final labels are stored, an item's labels are final when it has all its
+    annotations and its annotators gave the same answer on every dimension (the same set of
+    paths; no category chosen on an optional dimension is an answer too, an empty tuple).
     """
     complete = Assignment.objects.filter(
         study=study, status=Status.SUBMITTED, item__submitted__gte=F("item__needed")
@@ -263,8 +263,13 @@ def study_final_labels(*, study: Study) -> list[FinalLabelRow]:
     dimensions = list(study.dimensions.order_by("position").values_list("key", flat=True))
     rows = []
     for item_id, (report_id, assignments) in by_item.items():
-        for dimension in dimensions:
-            given = {answers.get((assignment, dimension), ()) for assignment in assignments}
-            if len(given) == 1:
-                rows.append(FinalLabelRow(item_id, report_id, dimension, given.pop()))
+        given = {
+            dimension: {answers.get((assignment, dimension), ()) for assignment in assignments}
+            for dimension in dimensions
+        }
+        if all(len(answers_given) == 1 for answers_given in given.values()):
+            rows += [
+                FinalLabelRow(item_id, report_id, dimension, given[dimension].pop())
+                for dimension in dimensions
+            ]
     return rows

@@ -114,7 +114,7 @@ def _study_reports(
     if conditions:
         report_ids = _reports_meeting(study_final_labels(study=study), conditions)
     else:
-        report_ids = list(study.items.values_list("report_id", flat=True))
+        report_ids = study.items.values("report_id")
     reports = reports_imported() if within is None else within
     return reports.filter(pk__in=report_ids)
 

@@ -1,5 +1,6 @@
-"""A study with final labels (the `decided` fixture): two annotators agree on some items and
-dimensions, not on others, and one item is still short of an annotation."""
+"""A study with final labels (the `decided` fixture): two annotators agree on every dimension
+of most items, on one item they dispute the root cause only, and one item is still short of
+an annotation."""
 
 import datetime as dt
 

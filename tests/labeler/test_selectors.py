@@ -76,7 +76,7 @@ def test_an_annotator_whose_role_was_taken_away_can_no_longer_submit(
     assert assignment.status == "held"
 
 
-def test_a_label_is_final_where_every_annotator_of_a_complete_item_agrees(
+def test_labels_are_final_where_the_annotators_of_a_complete_item_agree_on_every_dimension(
     decided, django_assert_max_num_queries
 ):
     items = items_of(decided)
@@ -97,8 +97,7 @@ def test_a_label_is_final_where_every_annotator_of_a_complete_item_agrees(
         # Nothing chosen on an optional dimension by either: agreed, with an empty answer.
         row(2, "root-cause", ("threading",)),
         row(2, "impact", ()),
-        # The root cause is disputed, the impact agreed.
-        row(3, "impact", ("speed",)),
+        # Item 3: the root cause is disputed, so nothing is final, the agreed impact neither.
         row(4, "root-cause", ("threading",)),
         row(4, "impact", ("memory-use",)),
         # Item 5 waits for its second annotation: nothing final yet.
