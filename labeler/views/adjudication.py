@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from labeler.adjudication import QUEUE_ORDERINGS, queue_items, study_disagreements
@@ -57,14 +58,13 @@ def adjudication_queue(request, slug: str):
     page = Paginator(entries, QUEUE_PER_PAGE).get_page(request.GET.get("page"))
     shown = queue_items(item_ids=[entry.item_id for entry in page])
     rows = [{"entry": entry, **shown[entry.item_id]} for entry in page]
-    counts = {
-        "disputed": len(entries)
-        if not unanimous
-        else len(study_disagreements(study=study, scheme=scheme)),
-        "unanimous": len(entries)
-        if unanimous
-        else len(study_disagreements(study=study, scheme=scheme, unanimous=True)),
-    }
+
+    def count(of_unanimous: bool) -> int:
+        """Items on a tab, whatever dimension the queue is narrowed to."""
+        if of_unanimous == unanimous and dimension is None:
+            return len(entries)
+        return len(study_disagreements(study=study, scheme=scheme, unanimous=of_unanimous))
+
     return render(
         request,
         "labeler/adjudicate_queue.html",
@@ -78,7 +78,14 @@ def adjudication_queue(request, slug: str):
             "ordering": ordering,
             "orderings": ORDERING_NAMES,
             "show": "unanimous" if unanimous else "disputed",
-            "counts": counts,
+            "counts": {"disputed": count(False), "unanimous": count(True)},
+            "query": urlencode(
+                {
+                    "show": "unanimous" if unanimous else "disputed",
+                    "dimension": dimension or "",
+                    "ordering": ordering,
+                }
+            ),
         },
     )
 

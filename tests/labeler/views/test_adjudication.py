@@ -182,6 +182,7 @@ def test_queue_sorts_by_dimension_and_says_what_it_does_not_know(client, decided
     unknown = html_of(client.get(QUEUE, {"dimension": "colour", "ordering": "sideways"}))
 
     assert queue_rows(impact) == []  # they agreed on impact
+    assert "to decide (1)" in impact  # the tabs count the whole queue
     assert "dimension &#x27;colour&#x27; is not one of root-cause, impact" in unknown
     assert "ordering &#x27;sideways&#x27; is not one of split, -split, position" in unknown
     assert len(queue_rows(unknown)) == 1
