@@ -1,9 +1,18 @@
 """Pages of the labeler app: the home page, studies (set-up, members, labelling, items,
-analysis) and the comparison of report groups."""
+agreement, adjudication, analysis) and the comparison of report groups."""
 
 from django.urls import include, path
 
-from labeler.views import analysis, export, items, labelling, members, studies
+from labeler.views import (
+    adjudication,
+    agreement,
+    analysis,
+    export,
+    items,
+    labelling,
+    members,
+    studies,
+)
 from labeler.views.home import home
 
 study_patterns = [
@@ -17,6 +26,14 @@ study_patterns = [
     path("studies/<slug:slug>/label/", labelling.study_label, name="label"),
     path("studies/<slug:slug>/items/", items.study_items, name="items"),
     path("studies/<slug:slug>/analysis/", analysis.study_analysis, name="analysis"),
+    path("studies/<slug:slug>/agreement/", agreement.study_agreement_page, name="agreement"),
+    path("studies/<slug:slug>/adjudicate/", adjudication.adjudication_queue, name="adjudicate"),
+    path(
+        "studies/<slug:slug>/adjudicate/<int:item_id>/",
+        adjudication.adjudication_item,
+        name="adjudicate-item",
+    ),
+    path("studies/<slug:slug>/policy/", adjudication.study_policy, name="policy"),
     path(
         "studies/<slug:slug>/items/<int:item_id>/history/",
         items.item_history_page,

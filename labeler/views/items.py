@@ -11,9 +11,10 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
+from labeler.adjudication import item_decisions, item_decisions_visible, study_pseudonyms
 from labeler.labels import study_scheme
 from labeler.models import StudyItem
-from labeler.permissions import study_get_for_user
+from labeler.permissions import access_sees_annotator_names, study_get_for_user
 from labeler.selectors import (
     ITEM_STATES,
     item_history,
@@ -70,10 +71,16 @@ def study_items(request, slug: str):
 @require_GET
 def item_history_page(request, slug: str, item_id: int):
     study, access, item = _item_for(request, slug, item_id)
-    names = _LabelNames(study_scheme(study=study))
+    scheme = study_scheme(study=study)
+    names = _LabelNames(scheme)
+    # Who labelled what is for the study's leads: everyone else sees pseudonyms but their own.
+    pseudonyms = None if access_sees_annotator_names(access) else study_pseudonyms(study=study)
     versions = [
         {
             "version": version,
+            "annotator": version.annotator.get_username()
+            if pseudonyms is None or version.annotator_id == request.user.pk
+            else pseudonyms.get(version.annotator_id, "another annotator"),
             "labels": names.labels(version.labels),
             "changes": names.changes(version.changes),
         }
@@ -82,8 +89,47 @@ def item_history_page(request, slug: str, item_id: int):
     return render(
         request,
         "labeler/item_history.html",
-        {"study": study, "access": access, "item": item, "versions": versions},
+        {
+            "study": study,
+            "access": access,
+            "item": item,
+            "versions": versions,
+            "decisions": _decisions(item, scheme, names, request.user, access, study.majority),
+        },
     )
+
+
+def _decisions(item, scheme, names, user, access, majority) -> dict | None:
+    """The item's final labels, the dimensions its annotators disagreed on and every decision,
+    named as people read them; None for whom it is still hidden."""
+    if not item_decisions_visible(item=item, user=user, access=access):
+        return None
+    found = item_decisions(item=item, scheme=scheme, majority=majority)
+    disagreed = set(found["disagreed"])
+    return {
+        **found,
+        "disagreed_names": [names.dimension_name(key) for key in found["disagreed"]],
+        "labels": [
+            {
+                **label,
+                "name": names.dimension_name(label["dimension"]),
+                "named": names.values(label["dimension"], label["values"]),
+                "disputed": label["dimension"] in disagreed,
+                "reason_name": label["reason"].replace("_", " "),
+            }
+            for label in found["labels"]
+        ],
+        "history": [
+            {
+                **event,
+                "name": names.dimension_name(event["dimension"]) if event["dimension"] else "",
+                "named": names.values(event["dimension"], event["values"] or []),
+                "disputed": event["dimension"] in disagreed,
+                "reason_name": (event["reason"] or "").replace("_", " "),
+            }
+            for event in found["history"]
+        ],
+    }
 
 
 def _as_text(value) -> str:
@@ -105,7 +151,7 @@ class _LabelNames:
     def _order(self, key: str) -> tuple[int, str]:
         return (self.dimensions.get(key, (len(self.dimensions),))[0], key)
 
-    def _dimension_name(self, key: str) -> str:
+    def dimension_name(self, key: str) -> str:
         return self.dimensions[key][1].name if key in self.dimensions else key
 
     def _category_name(self, key: str, path: str) -> str:
@@ -120,11 +166,15 @@ class _LabelNames:
             return paths  # the note or the unsure flag
         return [f"{self._category_name(key, path)} ({path})" for path in paths]
 
+    def values(self, key: str, paths: list[str]) -> list[tuple[str, str]]:
+        """[(category name, path)] of a dimension's values."""
+        return [(self._category_name(key, path), path) for path in paths]
+
     def labels(self, labels: dict) -> list[tuple[str, list[tuple[str, str]]]]:
         """[(dimension name, [(category name, path)])]."""
         return [
             (
-                self._dimension_name(key),
+                self.dimension_name(key),
                 [(self._category_name(key, path), path) for path in labels[key]],
             )
             for key in sorted(labels, key=self._order)
@@ -134,7 +184,7 @@ class _LabelNames:
         """What a revision changed, as (what, from, to) text."""
         return [
             (
-                self._dimension_name(key),
+                self.dimension_name(key),
                 _as_text(self._named(key, changes[key].get("from"))),
                 _as_text(self._named(key, changes[key].get("to"))),
             )

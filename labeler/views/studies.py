@@ -6,14 +6,21 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, F, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from labeler.adjudication import final_labels_visible, study_disagreements
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
+from labeler.labels import study_scheme
 from labeler.models import Assignment, StudyMember
-from labeler.permissions import study_get_for_user, user_can_create_study
+from labeler.permissions import (
+    access_adjudicates,
+    access_sees_agreement,
+    study_get_for_user,
+    user_can_create_study,
+)
 from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
 from labeler.selectors import assignment_list_visible, study_list_for_user, study_progress
 from labeler.services.annotation_import import AnnotationImportError, annotation_import
@@ -172,7 +179,15 @@ def study_detail(request, slug: str):
         "frame_summary": _frame_summary(study.frame),
         "guidelines_html": render_markdown(study.guidelines),
         "shortcuts": SHORTCUTS,
+        "sees_agreement": access_sees_agreement(access),
+        "adjudicates": access_adjudicates(access),
     }
+    if context["adjudicates"]:
+        context["to_decide"] = len(
+            study_disagreements(study=study, scheme=study_scheme(study=study))
+        )
+    if access.can_label:
+        context["my_finals"] = _my_final_labels(study=study, user=request.user, access=access)
     if access.can_lead:
         context["skipped"] = (
             assignment_list_visible(user=request.user)
@@ -181,6 +196,23 @@ def study_detail(request, slug: str):
         )
         context["batch_form"] = BatchForm(initial=_batch_initial(study))
     return render(request, "labeler/study_detail.html", context)
+
+
+MY_FINALS_SHOWN = 100
+
+
+def _my_final_labels(*, study, user, access) -> list:
+    """The final labels of final items the user labelled, latest first: what annotators learn
+    the codebook from once an item is decided, and never before."""
+    mine = Assignment.objects.filter(
+        item=OuterRef("item"), annotator=user, status=Assignment.Status.SUBMITTED
+    )
+    labels = final_labels_visible(study=study, user=user, access=access).filter(
+        Exists(mine), item__adjudicated_at__isnull=False
+    )
+    return list(
+        labels.order_by("-item__adjudicated_at", "item_id", "dimension__position")[:MY_FINALS_SHOWN]
+    )
 
 
 def _frame_summary(frame: dict) -> list[tuple[str, str]]:
