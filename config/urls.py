@@ -29,7 +29,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path(
         "docs/api/",
-        login_required(SpectacularSwaggerView.as_view(url_name="api-schema")),
+        login_required(
+            SpectacularSwaggerView.as_view(url_name="api-schema", template_name="api_docs.html")
+        ),
         name="api-docs",
     ),
     path("api/", include(api_patterns)),
