@@ -211,10 +211,11 @@ function finish(answer) {
     const seconds = answer.retry_after_seconds;
     const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     byId("done-title").textContent = "Nothing free for you right now";
+    const one = answer.held_by_others === 1;
     byId("done-text").textContent =
-      plural(answer.held_by_others, "item") + " " + (answer.held_by_others === 1 ? "is" : "are") +
-      " held by others and may come back to you if they skip or leave " +
-      (answer.held_by_others === 1 ? "it" : "them") + "; look again in " + minutesText(seconds) +
+      plural(answer.held_by_others, "item") + (one ? " is" : " are") +
+      " held by others and may come back to you (if they skip " + (one ? "it" : "them") +
+      " or their hold runs out); look again in " + minutesText(seconds) +
       ". This page looks again by itself at " + at + ".";
     lookAgainTimer = setTimeout(function () {
       if (state.mode === "waiting") loadNext("Looking again…");

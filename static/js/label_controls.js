@@ -19,6 +19,7 @@ export function labelControls({ dims, state, noteMax, onChoose }) {
         return renderDimension(dim, index);
       })
     );
+    keepRows();
     renderDefinition();
     byId("note").closest(".field").classList.toggle("has-error", Boolean(state.errors.note));
     document.querySelector("[data-error-for=note]").textContent = state.errors.note || "";
@@ -29,6 +30,16 @@ export function labelControls({ dims, state, noteMax, onChoose }) {
     if (focused) bringIntoView(focused, byId("dimensions"));
     const highlighted = document.querySelector(".dim.focused .option.highlighted");
     if (highlighted) bringIntoView(highlighted, highlighted.closest("ol.options"));
+  }
+
+  // When room runs short, the focused options shrink and scroll, but keep about three rows
+  // (all of them, when there are fewer).
+  function keepRows() {
+    const list = document.querySelector(".dim.focused ol.options");
+    if (!list) return;
+    list.style.minHeight = "0";
+    const row = list.firstElementChild ? list.firstElementChild.offsetHeight : 0;
+    list.style.minHeight = Math.min(list.scrollHeight, 3 * row) + "px";
   }
 
   function beside() {
@@ -70,7 +81,7 @@ export function labelControls({ dims, state, noteMax, onChoose }) {
     const over = length > noteMax;
     counter.hidden = length < noteMax * NOTE_COUNT_FROM;
     counter.textContent = length.toLocaleString("en") + " / " + noteMax.toLocaleString("en") +
-      (over ? ": " + (length - noteMax).toLocaleString("en") + " too many" : "");
+      (over ? ", " + (length - noteMax).toLocaleString("en") + " too many" : "");
     counter.classList.toggle("error", over);
   }
 
