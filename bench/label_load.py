@@ -235,6 +235,10 @@ def annotator_loop(port, token, labels, mode, deadline, results, think):
                 errors.append(f"next {status}: {data[:200]!r}")
                 continue
             assignment = json.loads(data)["assignment"]
+            if assignment is None:
+                # Nothing free now: others hold the last items, which may still come back.
+                time.sleep(1)
+                continue
             if think:
                 time.sleep(think * pause.uniform(0.5, 1.5))
             body = {"labels": labels, "seconds": 1}

@@ -1,17 +1,24 @@
-"""API plumbing shared by every endpoint: one JSON error body for every failure.
+"""API plumbing shared by every endpoint: one JSON error body for every failure, and lists
+that refuse what they do not understand.
 
 Every error answers `{"message": "...", "fields": {"<field>": ["..."]}}`; `fields` names
-what was wrong where, and is empty when the error is not about one input field.
+what was wrong where, and is empty when the error is not about one input field. A list
+refuses a query parameter it does not take, and a bad value of one it does, with a 400
+naming it (StrictFilterBackend, StrictBooleanFilter).
 """
 
 import difflib
 import json
 from collections.abc import Iterable, Mapping
 
+import django_filters
+from django import forms
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from rest_framework import exceptions
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework import exceptions, status
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
@@ -30,12 +37,6 @@ MAX_ID = 2**63 - 1
 # The code of a Django ValidationError that refuses a request because of the state of what it
 # would change (a revision of a final item, say), not because of its input: it answers 409.
 CONFLICT = "conflict"
-
-
-class Conflict(exceptions.APIException):
-    status_code = 409
-    default_detail = "the request conflicts with the current state of what it changes"
-    default_code = CONFLICT
 
 
 def _is_conflict(error: DjangoValidationError) -> bool:
@@ -77,12 +78,119 @@ def json_nesting_exceeds(body: bytes, limit: int) -> bool:
     return False
 
 
-def unknown_field_message(name: str, known: Iterable[str]) -> str:
+def unknown_field_message(name: str, known: Iterable[str], what: str = "field") -> str:
     known = sorted(known)
     close = closest_name(name, known)
     if close is not None:
-        return f"unknown field {name!r}: did you mean {close!r}?"
-    return f"unknown field {name!r} (known: {', '.join(known)})"
+        return f"unknown {what} {name!r}: did you mean {close!r}?"
+    return f"unknown {what} {name!r} (known: {', '.join(known) or 'none'})"
+
+
+def query_params_refuse_unknown(params: Iterable[str], known: Iterable[str]) -> None:
+    """A 400 naming every query parameter that is not in `known`: a misspelt filter must not
+    be ignored and silently answer with everything."""
+    known = set(known)
+    unknown = {
+        name: [unknown_field_message(name, known, what="query parameter")]
+        for name in params
+        if name not in known
+    }
+    if unknown:
+        raise exceptions.ValidationError(unknown)
+
+
+# The attributes naming the query parameters of DRF's paginators.
+PAGINATION_PARAMS = (
+    "page_query_param",
+    "page_size_query_param",
+    "limit_query_param",
+    "offset_query_param",
+    "cursor_query_param",
+)
+
+
+class StrictFilterBackend(DjangoFilterBackend):
+    """django-filter's backend, whose lists also refuse query parameters they do not take
+    (their filters, the paginator's and `format`), and answer a bad value with a 400 naming
+    its parameter (as django-filter does)."""
+
+    def filter_queryset(self, request, queryset, view):
+        if getattr(view, "action", None) == "list":
+            query_params_refuse_unknown(request.query_params, self.known_params(view, queryset))
+        return super().filter_queryset(request, queryset, view)
+
+    def known_params(self, view, queryset) -> set[str]:
+        known = {api_settings.URL_FORMAT_OVERRIDE}
+        filterset_class = self.get_filterset_class(view, queryset)
+        if filterset_class is not None:
+            known.update(filterset_class.base_filters)
+        paginator = getattr(view, "paginator", None)
+        known.update(getattr(paginator, name, None) for name in PAGINATION_PARAMS)
+        known.discard(None)
+        return known
+
+
+class BooleanChoiceSelect(forms.Select):
+    """A yes/no/either choice in the words of the page, that hands its raw value on: a value
+    that is none of them reaches the field, which refuses it (Django's NullBooleanSelect
+    turns it into "either" without a word)."""
+
+    def __init__(self, either: str = "either", yes: str = "yes", no: str = "no", attrs=None):
+        super().__init__(attrs, choices=[("", either), ("true", yes), ("false", no)])
+
+    def format_value(self, value):
+        return [{True: "true", False: "false"}.get(value, "" if value is None else str(value))]
+
+
+class StrictNullBooleanField(forms.NullBooleanField):
+    """true/false (also 1/0, yes/no), or empty for either; anything else is refused."""
+
+    def to_python(self, value):
+        text = str(value).strip().lower() if value is not None else ""
+        if text in {"", "unknown"}:
+            return None
+        if text in {"true", "1", "yes"}:
+            return True
+        if text in {"false", "0", "no"}:
+            return False
+        raise DjangoValidationError(f"{value!r} is not true or false", code="invalid")
+
+    def validate(self, value):
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictNullBooleanField
+
+    def __init__(self, *args, widget=None, **kwargs):
+        super().__init__(*args, widget=widget or BooleanChoiceSelect(), **kwargs)
+
+
+DATE_OR_TIME = "not a date (YYYY-MM-DD) or an ISO 8601 date and time"
+
+
+class DateOrTimeFilter(django_filters.IsoDateTimeFilter):
+    """A date (its midnight, UTC) or an ISO 8601 date and time; the pages offer a date
+    picker."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", forms.DateInput(attrs={"type": "date"}))
+        kwargs.setdefault("error_messages", {"invalid": DATE_OR_TIME})
+        super().__init__(*args, **kwargs)
+
+
+class Conflict(exceptions.APIException):
+    """409: the request was based on a state that changed since. `extra` goes into the error
+    body beside `message` and `fields` (e.g. the current state, for the client to offer)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "the request conflicts with the current state of what it changes"
+    default_code = CONFLICT
+
+    def __init__(self, message: str, *, fields: dict | None = None, extra: dict | None = None):
+        super().__init__(message)
+        self.fields = fields or {}
+        self.extra = extra or {}
 
 
 class RejectUnknownFieldsMixin:
@@ -160,6 +268,9 @@ def exception_handler(exc, context):
     if response is None:
         return None
 
+    if isinstance(exc, Conflict):
+        response.data = {"message": str(exc.detail), "fields": exc.fields, **exc.extra}
+        return response
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         first_field, first_messages = next(iter(fields.items()), ("", ["Invalid input."]))

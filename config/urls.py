@@ -47,7 +47,11 @@ urlpatterns = [
     path(
         "docs/api/",
         # Its script in a file of its own, as the Content-Security-Policy allows no inline one.
-        login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
+        login_required(
+            SpectacularSwaggerSplitView.as_view(
+                url_name="api-schema", template_name="api_docs.html"
+            )
+        ),
         name="api-docs",
     ),
     path("api/", include(api_patterns)),

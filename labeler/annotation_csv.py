@@ -179,3 +179,24 @@ def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> Non
                 note=cells.get("note", ""),
             )
         )
+
+
+def example_file(
+    *, item: str, annotators: tuple[str, ...], dimensions: list[tuple[str, bool, list[str]]]
+) -> str:
+    """A labels file a study takes as it is, to show the format: each annotator labels
+    `item` on every dimension. `dimensions` are (key, several allowed, valid key paths); each
+    annotator takes the next path, and two joined with ';' where several are allowed."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS])
+    for turn, annotator in enumerate(annotators):
+        for position, (key, several, paths) in enumerate(dimensions):
+            if not paths:
+                continue
+            values = [paths[turn % len(paths)]]
+            if several and len(paths) > 1:
+                values.append(paths[(turn + 1) % len(paths)])
+            note = "why this label (optional)" if turn == 0 and position == 0 else ""
+            writer.writerow([item, annotator, key, VALUE_SEPARATOR.join(values), note])
+    return out.getvalue()

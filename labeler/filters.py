@@ -3,6 +3,7 @@
 import django_filters
 from django.db.models import F
 
+from config.api import StrictBooleanFilter
 from labeler.models import Annotation, Assignment, Study, StudyItem, StudyMember
 
 
@@ -23,11 +24,11 @@ class StudyFilter(django_filters.FilterSet):
 
 class StudyItemFilter(django_filters.FilterSet):
     study = django_filters.CharFilter(field_name="study__slug")
-    complete = django_filters.BooleanFilter(method="filter_complete")
-    adjudicated = django_filters.BooleanFilter(
+    complete = StrictBooleanFilter(method="filter_complete")
+    adjudicated = StrictBooleanFilter(
         field_name="adjudicated_at", lookup_expr="isnull", exclude=True
     )
-    skipped = django_filters.BooleanFilter(method="filter_skipped", help_text="Skipped by anyone.")
+    skipped = StrictBooleanFilter(method="filter_skipped", help_text="Skipped by anyone.")
 
     class Meta:
         model = StudyItem

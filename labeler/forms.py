@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.forms.utils import pretty_name
 
 from labeler.analysis.study import LEVELS, REPOSITORY, axis_choices, final_label_choices
 from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
@@ -42,19 +43,36 @@ def stratify_choices() -> list[tuple[str, str]]:
     return [("", "no strata"), *((name, field.label) for name, field in STRATA.items())]
 
 
+# A service's message naming another field by its key (created_from), as the API has it.
+FIELD_KEY = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+
+
+def in_form_words(form: forms.Form, message: str) -> str:
+    """The message with the keys of the form's fields in it named as the page names them:
+    "must not be before created_from" -> "must not be before “Opened from”"."""
+
+    def label(match: re.Match) -> str:
+        name = SERVICE_ERROR_FIELDS.get(match[0], match[0])
+        field = form.fields.get(name)
+        return f"“{field.label or pretty_name(name)}”" if field is not None else match[0]
+
+    return FIELD_KEY.sub(label, message)
+
+
 def add_service_errors(form: forms.Form, error: ValidationError) -> None:
-    """Put a service's ValidationError on the form fields it names (or on the form)."""
+    """Put a service's ValidationError on the form fields it names (or on the form), in the
+    page's words."""
     if not hasattr(error, "error_dict"):
         for message in error.messages:
-            form.add_error(None, message)
+            form.add_error(None, in_form_words(form, message))
         return
     for key, messages in error.message_dict.items():
         name = SERVICE_ERROR_FIELDS.get(key, key)
         for message in messages:
             if name in form.fields:
-                form.add_error(name, message)
+                form.add_error(name, in_form_words(form, message))
             else:
-                form.add_error(None, f"{key}: {message}")
+                form.add_error(None, f"{key}: {in_form_words(form, message)}")
 
 
 class DimensionCheckboxes(forms.CheckboxSelectMultiple):
@@ -167,7 +185,8 @@ class StudySetupForm(SampleFieldsMixin):
         queryset=Repository.objects.order_by("full_name"),
         to_field_name="full_name",
         required=False,
-        help_text="None selected: every imported repository.",
+        widget=forms.CheckboxSelectMultiple(attrs={"class": "checklist"}),
+        help_text="None ticked: every imported repository.",
     )
     candidates = forms.ChoiceField(
         label="Candidate kind",
@@ -200,7 +219,14 @@ class StudySetupForm(SampleFieldsMixin):
         min_value=1, max_value=20, initial=2, help_text="Independent annotations each item needs."
     )
     item_order = forms.ChoiceField(
-        label="Hand out", choices=Study.ItemOrder.choices, initial=Study.ItemOrder.RANDOM
+        label="Hand out",
+        choices=Study.ItemOrder.choices,
+        initial=Study.ItemOrder.RANDOM,
+        widget=forms.RadioSelect,
+        help_text="The default is the first: every annotator gets the items in the same seeded "
+        "random order, so items complete one after another. With their own order each, "
+        "order effects (fatigue, learning, the item just before) do not line up across "
+        "annotators.",
     )
     hold_minutes = forms.IntegerField(
         label="Hold time (minutes)",

@@ -15,6 +15,10 @@ from config.api import closest_name
 from labeler.models import Study
 from taxonomy.models import Category, Dimension
 
+# The longest note (rationale) a submission or a skip takes: the API refuses more, and the
+# labelling page counts towards it.
+NOTE_MAX = 10_000
+
 
 @dataclass(frozen=True)
 class Scheme:

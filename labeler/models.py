@@ -12,7 +12,8 @@ class Study(models.Model):
     """A labelling study: which reports, which codebook version and dimensions, by whom."""
 
     class ItemOrder(models.TextChoices):
-        RANDOM = "random", "random (seeded)"
+        RANDOM = "random", "random (seeded), the same order for every annotator"
+        PER_ANNOTATOR = "per_annotator", "random (seeded), each annotator their own order"
         PRIORITY = "priority", "by priority, then random"
 
     class Majority(models.TextChoices):
@@ -33,7 +34,7 @@ class Study(models.Model):
     sampling = models.JSONField(default=dict, blank=True, help_text="How the first batch drew.")
     seed = models.BigIntegerField(default=0, help_text="Seed of the first batch's draw and order.")
     item_order = models.CharField(
-        max_length=10, choices=ItemOrder.choices, default=ItemOrder.RANDOM
+        max_length=20, choices=ItemOrder.choices, default=ItemOrder.RANDOM
     )
     hold_timeout = models.DurationField(
         default=dt.timedelta(minutes=30),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, Min, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.utils import timezone
 
 from labeler.models import (
     Annotation,
@@ -161,6 +164,64 @@ def assignment_previous(*, study: Study, user, before: Assignment | None = None)
             | Q(submitted_at=before.submitted_at, pk__lt=before.pk)
         )
     return submitted.order_by("-submitted_at", "-pk").first()
+
+
+@dataclass(frozen=True)
+class ComeBack:
+    """When nothing is free for an annotator: how many items that others hold may still come
+    to them, and in how many seconds to look again (None when none may)."""
+
+    held_by_others: int
+    retry_after_seconds: int | None
+
+
+# Looking again sooner than this is pointless; a free item that a hand-out skipped because
+# another request held it locked at that moment is free again within this.
+RETRY_SOON_SECONDS = 5
+
+
+def study_come_back(*, study: Study, user, now: dt.datetime | None = None) -> ComeBack:
+    """For `user` with nothing free in `study`: the items still short of annotations that the
+    user has not labelled, skipped or held (others hold them), and when the earliest of those
+    holds expires. One query."""
+    now = now or timezone.now()
+    mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=user).exclude(
+        status=Status.EXPIRED
+    )
+    waiting = (
+        study.items.filter(adjudicated_at__isnull=True, submitted__lt=F("needed"))
+        .exclude(Exists(mine))
+        .aggregate(
+            count=Count("pk", distinct=True),
+            earliest=Min("assignments__held_at", filter=Q(assignments__status=Status.HELD)),
+        )
+    )
+    if not waiting["count"]:
+        return ComeBack(held_by_others=0, retry_after_seconds=None)
+    if waiting["earliest"] is None:
+        return ComeBack(held_by_others=waiting["count"], retry_after_seconds=RETRY_SOON_SECONDS)
+    expires = waiting["earliest"] + study.hold_timeout
+    seconds = math.ceil((expires - now).total_seconds())
+    return ComeBack(
+        held_by_others=waiting["count"], retry_after_seconds=max(seconds, RETRY_SOON_SECONDS)
+    )
+
+
+def study_items_waiting(*, user, studies) -> dict[int, int]:
+    """Per study (by id) of `studies`, the items the user may label now: the one they hold,
+    and those with a free place that they have not taken. One query."""
+    taken = Assignment.objects.filter(item=OuterRef("pk"), annotator=user).exclude(
+        status=Status.EXPIRED
+    )
+    mine_held = Assignment.objects.filter(item=OuterRef("pk"), annotator=user, status=Status.HELD)
+    rows = (
+        StudyItem.objects.filter(study__in=studies, adjudicated_at__isnull=True)
+        .filter((Q(claimed__lt=F("needed")) & ~Exists(taken)) | Exists(mine_held))
+        .values("study")
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+    return {row["study"]: row["count"] for row in rows}
 
 
 def assignment_labels(*, assignment: Assignment) -> dict[str, list[str]]:

@@ -1,6 +1,7 @@
 import django_filters
 from django.db.models import Q
 
+from config.api import BooleanChoiceSelect, DateOrTimeFilter, StrictBooleanFilter
 from mining.models import BugReport
 
 CANDIDATE_FIELDS = {
@@ -13,18 +14,34 @@ NO_CANDIDATE = "none"
 
 
 class ReportFilter(django_filters.FilterSet):
-    repository = django_filters.CharFilter(field_name="repository__full_name", lookup_expr="iexact")
-    state = django_filters.ChoiceFilter(choices=BugReport.State.choices)
+    """The reports list's filters, for the API and the reports page (labels are the page's)."""
+
+    repository = django_filters.CharFilter(
+        field_name="repository__full_name", lookup_expr="iexact", label="Repository"
+    )
+    state = django_filters.ChoiceFilter(
+        choices=BugReport.State.choices, label="State", empty_label="any"
+    )
     candidate = django_filters.ChoiceFilter(
         choices=[(k, k.replace("_", "-")) for k in CANDIDATE_FIELDS] + [(NO_CANDIDATE, "none")],
         method="filter_candidate",
+        label="Candidate kind",
+        empty_label="any",
     )
-    has_fix = django_filters.BooleanFilter()
-    label = django_filters.CharFilter(method="filter_label")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
-    closed_after = django_filters.IsoDateTimeFilter(field_name="closed_at", lookup_expr="gte")
-    closed_before = django_filters.IsoDateTimeFilter(field_name="closed_at", lookup_expr="lt")
+    has_fix = StrictBooleanFilter(
+        label="Fix", widget=BooleanChoiceSelect(yes="with a linked fix", no="without a fix")
+    )
+    label = django_filters.CharFilter(method="filter_label", label="GitHub label")
+    created_after = DateOrTimeFilter(
+        field_name="created_at", lookup_expr="gte", label="Opened from"
+    )
+    created_before = DateOrTimeFilter(
+        field_name="created_at", lookup_expr="lt", label="Opened before"
+    )
+    closed_after = DateOrTimeFilter(field_name="closed_at", lookup_expr="gte", label="Closed from")
+    closed_before = DateOrTimeFilter(
+        field_name="closed_at", lookup_expr="lt", label="Closed before"
+    )
     q = django_filters.CharFilter(method="filter_text", label="Text")
 
     class Meta:

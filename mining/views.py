@@ -24,13 +24,21 @@ from mining.services.import_jobs import import_job_cancel, import_job_create, im
 
 def report_list(request):
     filterset = ReportFilter(request.GET, queryset=selectors.report_list())
-    page = Paginator(filterset.qs, 50).get_page(request.GET.get("page"))
+    # A filter that cannot be read shows no reports rather than all of them, unfiltered.
+    reports = filterset.qs if filterset.is_valid() else selectors.report_list().none()
+    page = Paginator(reports, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
+    form = filterset.form
+    errors = [
+        f"{form.fields[name].label}: {message}"
+        for name, messages in filterset.errors.items()
+        for message in messages
+    ]
     return render(
         request,
         "mining/report_list.html",
-        {"filter": filterset, "page": page, "query": query.urlencode()},
+        {"filter": filterset, "page": page, "query": query.urlencode(), "filter_errors": errors},
     )
 
 

@@ -9,6 +9,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
     inline_serializer,
@@ -20,14 +21,24 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import IdLookupMixin
+from config.api import Conflict, IdLookupMixin, query_params_refuse_unknown
 from labeler.api.common import SchemaSafeMixin, report_ref
 from labeler.filters import AssignmentFilter
-from labeler.labels import FROZEN_SCHEMES_KEPT, Scheme, study_scheme
+from labeler.labels import FROZEN_SCHEMES_KEPT, NOTE_MAX, Scheme, study_scheme
 from labeler.models import Annotation, Assignment, SkipReason
 from labeler.permissions import assignment_require_own, study_get_for_user
-from labeler.selectors import assignment_labels, assignment_list_visible, assignment_previous
-from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
+from labeler.selectors import (
+    assignment_labels,
+    assignment_list_visible,
+    assignment_previous,
+    study_come_back,
+)
+from labeler.services.assignment import (
+    VersionConflict,
+    assignment_next,
+    assignment_skip,
+    assignment_submit,
+)
 from mining.models import BugReport, Comment
 from mining.selectors import report_for_labelling
 from taxonomy.models import Category, Dimension
@@ -131,6 +142,9 @@ class NextItemSerializer(serializers.Serializer):
     item = serializers.IntegerField(source="item_id")
     status = serializers.CharField()
     held_at = serializers.DateTimeField()
+    version = serializers.IntegerField(
+        help_text="The version a submit revises: 0 until the assignment is first submitted."
+    )
     report = ReportSerializer(source="item.report")
     dimensions = SchemeDimensionSerializer(many=True, read_only=True)
 
@@ -168,6 +182,7 @@ def next_item_json(assignment: Assignment, report: dict, scheme: Scheme) -> byte
         "item": assignment.item_id,
         "status": assignment.status,
         "held_at": api_datetime(assignment.held_at),
+        "version": assignment.version,
         "report": {
             **report,
             "created_at": api_datetime(report["created_at"]),
@@ -219,15 +234,30 @@ def submission_data(assignment: Assignment, labels: dict) -> dict:
     }
 
 
+NOTE_TOO_LONG = f"at most {NOTE_MAX:,} characters"
+
+
 class SubmitSerializer(serializers.Serializer):
     labels = serializers.DictField(
         child=serializers.JSONField(),
         help_text="{dimension key: category key path, or a list of them for multi-select}",
     )
     # Left out: "" and false on a first submission; a revision keeps what it had.
-    note = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
+    note = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=NOTE_MAX,
+        error_messages={"max_length": NOTE_TOO_LONG},
+    )
     unsure = serializers.BooleanField(required=False)
     seconds = serializers.IntegerField(required=False, default=0, min_value=0, max_value=86_400)
+    version = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="The version these labels revise, as next or previous gave it (0: the first "
+        "submission). When another was saved since, the answer is 409 with the current one. "
+        "Left out: whatever is stored is revised.",
+    )
 
 
 @extend_schema_field({"type": "string", "enum": SkipReason.values})
@@ -240,7 +270,38 @@ class SkipReasonField(serializers.ChoiceField):
 
 class SkipSerializer(serializers.Serializer):
     reason = SkipReasonField()
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
+    note = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=NOTE_MAX,
+        error_messages={"max_length": NOTE_TOO_LONG},
+    )
+
+
+class ComeBackSerializer(serializers.Serializer):
+    """Nothing is free for you now, but items that others hold may still come to you."""
+
+    assignment = serializers.IntegerField(allow_null=True, help_text="Always null here.")
+    held_by_others = serializers.IntegerField(
+        help_text="Items others hold that still need annotations you have not given."
+    )
+    retry_after_seconds = serializers.IntegerField(
+        help_text="When the earliest of those holds expires; also the Retry-After header."
+    )
+
+
+class LabelsNowSerializer(serializers.Serializer):
+    labels = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    note = serializers.CharField()
+    unsure = serializers.BooleanField()
+    version = serializers.IntegerField()
+
+
+class SubmitConflictSerializer(serializers.Serializer):
+    message = serializers.CharField()
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    current = LabelsNowSerializer(help_text="What is stored now.")
 
 
 class StudyLabellingViewSet(viewsets.ViewSet):
@@ -249,18 +310,37 @@ class StudyLabellingViewSet(viewsets.ViewSet):
     @extend_schema(
         request=None,
         responses={
-            200: NextItemSerializer,
-            204: OpenApiResponse(description="Nothing is left for you to label."),
+            200: PolymorphicProxySerializer(
+                component_name="NextAnswer",
+                serializers=[NextItemSerializer, ComeBackSerializer],
+                resource_type_field_name=None,
+            ),
+            204: OpenApiResponse(
+                description="You are done: nothing is left for you, and nothing can come back."
+            ),
         },
     )
     def next(self, request, slug: str):
-        """Hold the next item for you to label (the one you already hold comes back first)."""
+        """Hold the next item for you to label (the one you already hold comes back first).
+
+        Nothing free now: 204 when nothing can come back to you; else 200 with `assignment`
+        null, how many items others hold, and when to look again."""
         study, access = study_get_for_user(user=request.user, slug=slug)
         if not access.can_label:
             raise PermissionDenied("only the study's annotators label")
         assignment = assignment_next(study=study, user=request.user)
         if assignment is None:
-            return Response(status=status.HTTP_204_NO_CONTENT)
+            come_back = study_come_back(study=study, user=request.user)
+            if not come_back.held_by_others:
+                return Response(status=status.HTTP_204_NO_CONTENT)
+            return Response(
+                {
+                    "assignment": None,
+                    "held_by_others": come_back.held_by_others,
+                    "retry_after_seconds": come_back.retry_after_seconds,
+                },
+                headers={"Retry-After": str(come_back.retry_after_seconds)},
+            )
         report = report_for_labelling(report_id=assignment.item_report_id)
         body = next_item_json(assignment, report, study_scheme(study=study))
         return HttpResponse(body, content_type="application/json")
@@ -277,6 +357,7 @@ class StudyLabellingViewSet(viewsets.ViewSet):
         study, access = study_get_for_user(user=request.user, slug=slug)
         if not access.can_label:
             raise PermissionDenied("only the study's annotators label")
+        query_params_refuse_unknown(request.query_params, PreviousQuerySerializer().fields)
         query = PreviousQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         before = None
@@ -314,14 +395,27 @@ class AssignmentViewSet(
 
     # JSON only: a form body cannot tell a flag left out from one set to false, and a
     # revision keeps what is left out.
-    @extend_schema(request=SubmitSerializer, responses=SubmissionSerializer)
+    @extend_schema(
+        request=SubmitSerializer,
+        responses={200: SubmissionSerializer, 409: SubmitConflictSerializer},
+    )
     @action(detail=True, methods=["post"], filterset_class=None, parser_classes=[JSONParser])
     def submit(self, request, pk=None):
-        """Submit or revise your labels; refused with nothing stored if any label is wrong."""
+        """Submit or revise your labels; refused with nothing stored if any label is wrong,
+        and with 409 and the stored labels if `version` is not the stored one."""
         assignment_require_own(user=request.user, assignment_id=pk)
         body = SubmitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assignment = assignment_submit(assignment_id=pk, user=request.user, **body.validated_data)
+        try:
+            assignment = assignment_submit(
+                assignment_id=pk, user=request.user, **body.validated_data
+            )
+        except VersionConflict as conflict:
+            raise Conflict(
+                str(conflict),
+                fields={"version": [str(conflict)]},
+                extra={"current": conflict.current},
+            ) from None
         return Response(submission_data(assignment, assignment.labels))
 
     @extend_schema(request=SkipSerializer, responses=SubmissionSerializer)

@@ -37,6 +37,10 @@ class StudySerializer(serializers.ModelSerializer):
     codebook = serializers.SerializerMethodField()
     dimensions = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
     hold_timeout_seconds = serializers.SerializerMethodField()
+    # Named as a create or preview body names it: one name in and out.
+    sample = serializers.JSONField(
+        source="sampling", read_only=True, help_text="How the first batch drew."
+    )
 
     class Meta:
         model = Study
@@ -50,7 +54,7 @@ class StudySerializer(serializers.ModelSerializer):
             "item_order",
             "hold_timeout_seconds",
             "frame",
-            "sampling",
+            "sample",
             "seed",
             "created_at",
         ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -20,7 +20,14 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from labeler.annotation_csv import AnnotationFileError, LabelRow, Problem, read_label_file
+from config.api import closest_name
+from labeler.annotation_csv import (
+    AnnotationFileError,
+    LabelRow,
+    Problem,
+    example_file,
+    read_label_file,
+)
 from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme
 from labeler.models import (
     Annotation,
@@ -66,33 +73,139 @@ def _lines(rows: list[LabelRow]) -> str:
     return f"line {numbers}" if len(rows) == 1 else f"lines {numbers}"
 
 
+@dataclass
+class GroupCheck:
+    """One annotator's rows for one item, checked: the labels (None when refused), the
+    problems, and which dimensions it gives and which required ones it lacks."""
+
+    labels: dict | None
+    problems: list[Problem]
+    given: set[str]
+    missing: dict[str, Problem]
+
+
 def _label_problems(
     scheme: Scheme, item: str, annotator: str, rows: list[LabelRow], source: str
-) -> tuple[dict | None, list[Problem]]:
+) -> GroupCheck:
     """Problems of one annotator's labels for one item, each on the line of its row; a
-    dimension with no row at all on the group's first line, naming the group's lines."""
+    dimension with no row at all on the group's first line, naming the group's lines. A
+    required dimension that a misspelt one stands for is not reported twice."""
+    given = {row.dimension for row in rows}
     try:
-        return labels_validate(scheme=scheme, labels=_group_labels(scheme, rows)), []
+        labels = labels_validate(scheme=scheme, labels=_group_labels(scheme, rows))
     except ValidationError as error:
-        lines = {row.dimension: row.line for row in rows}
-        problems = []
-        for field, messages in error.message_dict.items():
-            dimension = field.removeprefix("labels.")
-            if dimension in lines:
-                line = lines[dimension]
-                where = f"{source}:{line}: {item}, {annotator}, {dimension}"
-                problems.extend(Problem(line, f"{where}: {message}") for message in messages)
-            else:
-                # Only a required dimension can fail without a row: its values are None.
-                line = rows[0].line
-                problems.append(
-                    Problem(
-                        line,
-                        f"{source}:{line}: {item}, {annotator}: no row for required dimension "
-                        f"{dimension!r} ({annotator}'s rows for {item}: {_lines(rows)})",
-                    )
+        refused = error
+    else:
+        return GroupCheck(labels=labels, problems=[], given=given, missing={})
+    known = [d.key for d in scheme.dimensions]
+    misspelt = {closest_name(key, known) for key in given if scheme.dimension(key) is None}
+    lines = {row.dimension: row.line for row in rows}
+    problems, missing = [], {}
+    for field, messages in refused.message_dict.items():
+        dimension = field.removeprefix("labels.")
+        if dimension in lines:
+            line = lines[dimension]
+            where = f"{source}:{line}: {item}, {annotator}, {dimension}"
+            problems.extend(Problem(line, f"{where}: {message}") for message in messages)
+        elif dimension not in misspelt:
+            # Only a required dimension can fail without a row: its values are None.
+            line = rows[0].line
+            missing[dimension] = Problem(
+                line,
+                f"{source}:{line}: {item}, {annotator}: no row for required dimension "
+                f"{dimension!r} ({annotator}'s rows for {item}: {_lines(rows)})",
+            )
+    return GroupCheck(labels=None, problems=problems, given=given, missing=missing)
+
+
+@dataclass(frozen=True)
+class Typo:
+    """Two groups that make one when a misspelt item or annotator is read right: `odd` is the
+    misspelt one, `other` the one it stands for."""
+
+    odd: tuple
+    other: tuple
+    problem: Problem
+
+
+def _typos(
+    groups: dict, checks: dict[tuple, GroupCheck], known: set, source: str
+) -> dict[tuple, Typo]:
+    """Groups split by a typo in an item or an annotator cell: one lacks required dimensions
+    that the other gives, neither lacks one the other does not give, they give none twice,
+    and the two differ in one cell, by a few letters. One problem for the two, instead of a
+    missing dimension (and an unknown item, or one annotator too many). The misspelt one of
+    the two is the one not `known` (an imported item, an annotator of the study), else the
+    one with fewer rows."""
+    lacking = {key for key, check in checks.items() if check.missing}
+    by_item: dict[tuple, list[tuple]] = defaultdict(list)
+    by_annotator: dict[str, list[tuple]] = defaultdict(list)
+    for key in groups:
+        by_item[key[0]].append(key)
+        by_annotator[key[1]].append(key)
+    rows_of_item: Counter = Counter()
+    rows_of_annotator: Counter = Counter()
+    for (item, annotator), rows in groups.items():
+        rows_of_item[item] += len(rows)
+        rows_of_annotator[annotator] += len(rows)
+    found: dict[tuple, Typo] = {}
+
+    def complement(a, b) -> bool:
+        one, two = checks[a], checks[b]
+        return (
+            not one.given & two.given
+            and set(one.missing) <= two.given
+            and set(two.missing) <= one.given
+        )
+
+    def ref(item_key) -> str:
+        return f"{item_key[0]}#{item_key[1]}"
+
+    for key in sorted(lacking, key=lambda k: groups[k][0].line):
+        if key in found:
+            continue
+        item, annotator = key
+        names = {other[1]: other for other in by_item[item] if other != key}
+        # A misspelt item keeps its repository or its number.
+        refs = {
+            ref(other[0]): other
+            for other in by_annotator[annotator]
+            if other != key and (other[0][0] == item[0] or other[0][1] == item[1])
+        }
+        for candidates, kind in ((names, "annotator"), (refs, "item")):
+            own = annotator if kind == "annotator" else ref(item)
+            close = closest_name(own, [c for c in candidates if candidates[c] not in found])
+            if close is None or not complement(key, candidates[close]):
+                continue
+            other = candidates[close]
+            cell, rows_of = (1, rows_of_annotator) if kind == "annotator" else (0, rows_of_item)
+
+            def weight(group, cell=cell, rows_of=rows_of):
+                return (group[cell] in known, rows_of[group[cell]], -groups[group][0].line)
+
+            odd, right = (key, other) if weight(key) < weight(other) else (other, key)
+            line = groups[odd][0].line
+            given_odd = ", ".join(sorted(checks[odd].given))
+            given_right = ", ".join(sorted(checks[right].given))
+            if kind == "annotator":
+                what = (
+                    f"annotator {odd[1]!r} looks like a typo of {right[1]!r}: for {ref(item)}, "
+                    f"{odd[1]} gives only {given_odd} and {right[1]} only {given_right} "
+                    f"({_lines(groups[right])})"
                 )
-        return None, problems
+            else:
+                what = (
+                    f"item {ref(odd[0])} looks like a typo of {ref(right[0])}: {annotator} "
+                    f"gives only {given_odd} for it and only {given_right} for "
+                    f"{ref(right[0])} ({_lines(groups[right])})"
+                )
+            typo = Typo(odd=odd, other=right, problem=Problem(line, f"{source}:{line}: {what}"))
+            found[odd] = found[right] = typo
+            break
+    return found
+
+
+CREATE_MISSING_HINT = "pass --create-missing-reports to create a stub"
 
 
 def annotation_import(
@@ -103,6 +216,7 @@ def annotation_import(
     create_missing_reports: bool = False,
     imported_by=None,
     max_rows: int | None = None,
+    create_missing_hint: str = CREATE_MISSING_HINT,
 ) -> ImportSummary:
     """Check every row, then write them all in one transaction, or raise with every problem.
 
@@ -115,6 +229,9 @@ def annotation_import(
     an error, or with `create_missing_reports` become stubs that the next GitHub import fills
     in. Items not yet in the study join it in a new batch. A file of more than `max_rows`
     rows (None: no limit) is refused before any is checked.
+    The problem for a missing report ends with `create_missing_hint`, how the caller's user
+    asks for stubs. A typo in an item or annotator cell that splits one annotator's labels of
+    an item in two is one problem, not one per consequence.
     """
     try:
         label_file = read_label_file(data, source)
@@ -140,27 +257,42 @@ def annotation_import(
         groups[(key, row.annotator)].append(row)
 
     chosen = {}
+    checks = {}
     for (item_key, annotator), group in groups.items():
         item_ref = f"{item_key[0]}#{item_key[1]}"
-        labels, found = _label_problems(scheme, item_ref, annotator, group, source)
-        problems.extend(found)
-        chosen[(item_key, annotator)] = labels
-
+        checks[(item_key, annotator)] = _label_problems(scheme, item_ref, annotator, group, source)
+        chosen[(item_key, annotator)] = checks[(item_key, annotator)].labels
     first_line = {}
     for row in rows:
         first_line.setdefault((row.repository.lower(), row.number), row.line)
+    reports = reports_by_key(keys=list(first_line))
+    annotators = StudyMember.objects.filter(
+        study=study, role=StudyMember.Role.ANNOTATOR, user__username__in={a for _, a in groups}
+    ).values_list("user__username", flat=True)
+    typos = _typos(groups, checks, {*reports, *annotators}, source)
+    for key, check in checks.items():
+        problems.extend(check.problems)
+        if key not in typos:
+            problems.extend(check.missing.values())
+    problems.extend({typo.problem for typo in typos.values()})
+    # What follows from a typo is said by its problem: no unknown item, no annotator too many.
+    misspelt = {typo.odd for typo in typos.values()}
+    misspelt_items = {key[0] for key in misspelt} - {
+        key[0] for key in groups if key not in misspelt
+    }
 
     def problem(line: int, what: str) -> None:
         problems.append(Problem(line, f"{source}:{line}: {what}"))
 
-    reports = reports_by_key(keys=list(first_line))
     missing = [key for key in first_line if key not in reports]
     if missing and not create_missing_reports:
         for key in missing:
+            if key in misspelt_items:
+                continue
             problem(
                 first_line[key],
                 f"unknown item {key[0]}#{key[1]} (not imported; import its repository first, "
-                "or pass --create-missing-reports to create a stub)",
+                f"or {create_missing_hint})",
             )
 
     report_ids = [report.pk for report in reports.values()]
@@ -208,7 +340,8 @@ def annotation_import(
                 groups[(item_key, annotator)][0].line,
                 f"{annotator} already has {item_key[0]}#{item_key[1]} in study {study.slug}",
             )
-        per_item[item_key] += 1
+        if (item_key, annotator) not in misspelt:
+            per_item[item_key] += 1
     for item_key, count in per_item.items():
         report = reports.get(item_key)
         item = items.get(report.pk) if report else None
@@ -436,3 +569,21 @@ def _write(
         reports_created=len(missing),
         users_created=created_users,
     )
+
+
+EXAMPLE_ANNOTATORS = ("alice", "bob")
+
+
+def labels_csv_example(*, study: Study) -> str:
+    """A labels file for this study, built from its own codebook: what the import page shows
+    as the format. Values are the most specific categories, nested ones first, so that the
+    example shows a key path."""
+    scheme = study_scheme(study=study)
+    dimensions = []
+    for dimension in scheme.dimensions:
+        leaves = [c for c in scheme.categories[dimension.pk] if not scheme.children(c)]
+        leaves.sort(key=lambda category: "/" not in category.path)
+        dimensions.append((dimension.key, dimension.multiple, [c.path for c in leaves]))
+    first = study.items.select_related("report__repository").order_by("position").first()
+    item = f"{first.report.repository.full_name}#{first.report.number}" if first else "owner/name#1"
+    return example_file(item=item, annotators=EXAMPLE_ANNOTATORS, dimensions=dimensions)

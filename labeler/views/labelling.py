@@ -8,16 +8,20 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from labeler.labels import study_scheme
+from labeler.labels import NOTE_MAX, study_scheme
 from labeler.models import SkipReason
 from labeler.permissions import study_get_for_user
 
 # The label page's shortcuts, shown in its help overlay and on the study page.
 SHORTCUTS = [
     (
-        "1 to 9, 10 …",
-        "choose the Nth option of the focused dimension; in a list of more than 9, "
-        "type two digits quickly for 10 and up (1 then 2: the 12th)",
+        "1 to 9",
+        "choose the Nth option of the focused dimension; choosing never moves the focus",
+    ),
+    (
+        "01 to 99",
+        "in a list of more than 9 options every option has two digits, as shown beside it: "
+        "0 then 7 chooses the 7th, 1 then 2 the 12th",
     ),
     ("the chosen option's number", "un-choose it (Space on a chosen option too)"),
     ("Delete", "clear every choice of the focused dimension"),
@@ -36,6 +40,7 @@ SHORTCUTS = [
     ("s", "skip the item, then 1 to 3 picks the reason"),
     ("p", "reopen your previous submission to revise it"),
     ("h", "this item's history (your versions) in a new tab"),
+    ("l", "look again for an item, when others hold the last ones"),
     ("?", "show or hide these shortcuts"),
 ]
 
@@ -82,12 +87,14 @@ def study_label(request, slug: str):
             "next": reverse("study-next", kwargs={"slug": study.slug}),
             "progress": reverse("study-progress", kwargs={"slug": study.slug}),
             "previous": reverse("study-previous", kwargs={"slug": study.slug}),
+            "assignment": _url_template("assignment-detail"),
             "submit": _url_template("assignment-submit"),
             "skip": _url_template("assignment-skip"),
             "report": _url_template("studies:item-report", study.slug),
             "history": _url_template("studies:item-history", study.slug),
         },
         "me": request.user.get_username(),
+        "noteMax": NOTE_MAX,
     }
     return render(
         request,

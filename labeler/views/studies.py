@@ -22,8 +22,17 @@ from labeler.permissions import (
     user_can_create_study,
 )
 from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
-from labeler.selectors import assignment_list_visible, study_list_for_user, study_progress
-from labeler.services.annotation_import import AnnotationImportError, annotation_import
+from labeler.selectors import (
+    assignment_list_visible,
+    study_items_waiting,
+    study_list_for_user,
+    study_progress,
+)
+from labeler.services.annotation_import import (
+    AnnotationImportError,
+    annotation_import,
+    labels_csv_example,
+)
 from labeler.services.studies import (
     new_seed,
     plan_warnings,
@@ -188,6 +197,10 @@ def study_detail(request, slug: str):
         )
     if access.can_label:
         context["my_finals"] = _my_final_labels(study=study, user=request.user, access=access)
+    if access.can_label:
+        context["waiting"] = study_items_waiting(user=request.user, studies=[study]).get(
+            study.pk, 0
+        )
     if access.can_lead:
         context["skipped"] = (
             assignment_list_visible(user=request.user)
@@ -305,6 +318,10 @@ def study_import(request, slug: str):
                     create_missing_reports=form.cleaned_data["create_missing_reports"],
                     imported_by=request.user,
                     max_rows=settings.LABEL_IMPORT_MAX_ROWS,
+                    create_missing_hint=(
+                        f"tick “{form.fields['create_missing_reports'].label}” to create it "
+                        "as a placeholder"
+                    ),
                 )
             except AnnotationImportError as error:
                 problems, problem_count = error.problems, error.count
@@ -312,14 +329,28 @@ def study_import(request, slug: str):
                 problems = error.messages
                 problem_count = len(problems)
             else:
-                messages.success(
-                    request,
-                    f"Imported {summary.submissions} submissions ({summary.rows} rows): "
-                    f"{summary.items_added} new items, {summary.users_created} new annotators.",
-                )
+                messages.success(request, _imported_text(summary))
                 return redirect("studies:detail", slug=study.slug)
     return render(
         request,
         "labeler/study_import.html",
-        {"study": study, "form": form, "problems": problems, "problem_count": problem_count},
+        {
+            "study": study,
+            "form": form,
+            "problems": problems,
+            "problem_count": problem_count,
+            "example": labels_csv_example(study=study),
+        },
+    )
+
+
+def _counted(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def _imported_text(summary) -> str:
+    return (
+        f"Imported {_counted(summary.submissions, 'submission')} "
+        f"({_counted(summary.rows, 'row')}): {_counted(summary.items_added, 'new item')}, "
+        f"{_counted(summary.users_created, 'new annotator')}."
     )

@@ -1,5 +1,6 @@
 // The app's JSON API from a page: the session's cookie and the page's CSRF token go along; an
-// error answer becomes an Error with the server's message and its `fields` (name -> messages).
+// error answer becomes an Error with the server's message, its `fields` (name -> messages),
+// its `status` and the whole `body` (a 409 carries what is stored now).
 
 function csrfToken() {
   const input = document.querySelector("input[name=csrfmiddlewaretoken]");
@@ -25,6 +26,8 @@ export async function api(method, url, body) {
   if (!response.ok) {
     const error = new Error((data && data.message) || "The server answered " + response.status + ".");
     error.fields = (data && data.fields) || {};
+    error.status = response.status;
+    error.body = data;
     throw error;
   }
   return data;

@@ -1,18 +1,21 @@
 // The labelling page: one report at a time, labels chosen from the keyboard. It drives the
 // study API (next, submit, skip, progress, previous) and reads each item's report from the
-// page's item report address, shown by report.js.
+// page's item report address, shown by report.js. Unsaved choices live in a draft in the
+// browser (label_draft.js) until they are submitted.
 
 import { api } from "./api.js";
-import { byId, el } from "./dom.js";
+import { byId, el, plural } from "./dom.js";
 import { visibleClock } from "./label_clock.js";
 import { labelControls } from "./label_controls.js";
+import { labelDrafts } from "./label_draft.js";
 import { labelKeys } from "./label_keys.js";
-import { hasChildren, optionsAt, schemeDimensions, selectable } from "./label_scheme.js";
+import { hasChildren, nameOf, optionsAt, schemeDimensions, selectable } from "./label_scheme.js";
 import { renderReport } from "./report.js";
 
 const config = JSON.parse(byId("label-config").textContent);
 const app = byId("label-app");
 const dims = schemeDimensions(config.dimensions);
+const drafts = labelDrafts({ user: config.me, study: config.study.slug });
 
 function urlFor(template, id) {
   return template.replace("{id}", encodeURIComponent(String(id)));
@@ -21,7 +24,7 @@ function urlFor(template, id) {
 // ---------------------------------------------------------------- state
 
 const state = {
-  mode: "loading", // loading | label | skip | done
+  mode: "loading", // loading | label | skip | waiting | done
   current: null, // {assignment, item, labels, note, unsure, version, revising, ref}
   chosen: {}, // dimension key -> [category paths]
   level: {}, // dimension key -> path of the category whose sub-categories are shown ("" top)
@@ -30,6 +33,7 @@ const state = {
   errors: {}, // field name ("labels.<key>", "note") -> message
   timers: new Map(), // assignment id -> milliseconds spent before it was left
   busy: false,
+  conflict: null, // {current: {labels, note, unsure, version}, body} while the choice is open
 };
 
 dims.forEach(function (dim) {
@@ -42,12 +46,17 @@ const clock = visibleClock(byId("timer"));
 const controls = labelControls({
   dims: dims,
   state: state,
+  noteMax: config.noteMax,
   onChoose: function (dim, category) {
     keys.digitCancel();
     choose(dim, category);
   },
 });
-const render = controls.render;
+
+function render() {
+  controls.render();
+  keepDraft();
+}
 
 // ---------------------------------------------------------------- rendering
 
@@ -55,13 +64,15 @@ function setStatus(text, isError) {
   const status = byId("status");
   status.textContent = text || "";
   status.classList.toggle("error", Boolean(isError));
+  controls.fit();
 }
 
 function setMode(mode) {
   state.mode = mode;
   app.dataset.state = mode;
-  byId("label-columns").hidden = mode === "done";
-  byId("done").hidden = mode !== "done";
+  const finished = mode === "done" || mode === "waiting";
+  byId("label-columns").hidden = finished;
+  byId("done").hidden = !finished;
   byId("skip-panel").hidden = mode !== "skip";
   byId("label-form").classList.toggle("dimmed", mode === "skip");
   render();
@@ -88,15 +99,62 @@ async function refreshProgress() {
   setBar("progress-study", progress.complete_items, progress.items);
 }
 
+// ---------------------------------------------------------------- drafts
+
+function choicesNow() {
+  const labels = {};
+  dims.forEach(function (dim) {
+    labels[dim.key] = state.chosen[dim.key].slice();
+  });
+  return { labels: labels, note: byId("note").value, unsure: byId("unsure").checked };
+}
+
+function sameChoices(a, b) {
+  return (
+    (a.note || "") === (b.note || "") &&
+    Boolean(a.unsure) === Boolean(b.unsure) &&
+    dims.every(function (dim) {
+      return JSON.stringify(a.labels[dim.key] || []) === JSON.stringify(b.labels[dim.key] || []);
+    })
+  );
+}
+
+// The item's draft follows every change; choices back to what is stored need none.
+function keepDraft() {
+  const entry = state.current;
+  if (!entry || (state.mode !== "label" && state.mode !== "skip")) return;
+  const now = choicesNow();
+  if (sameChoices(now, entry)) {
+    drafts.clear(entry.assignment);
+    return;
+  }
+  drafts.write(entry.assignment, {
+    chosen: now.labels,
+    note: now.note,
+    unsure: now.unsure,
+    version: entry.version,
+    revising: entry.revising,
+    item: entry.item,
+    ref: entry.ref,
+  });
+}
+
 // ---------------------------------------------------------------- actions
 
 async function open(entry) {
   if (state.current) state.timers.set(state.current.assignment, clock.stop());
-  state.current = entry;
+  const draft = drafts.read(entry.assignment);
+  // A draft revises the version it was made on: if another was saved since, submitting it
+  // shows both.
+  const shown = draft
+    ? Object.assign({}, entry, { version: draft.version })
+    : entry;
+  const choices = draft ? { labels: draft.chosen, note: draft.note, unsure: draft.unsure } : entry;
+  state.current = shown;
   state.errors = {};
   state.focus = 0;
   dims.forEach(function (dim) {
-    const chosen = (entry.labels[dim.key] || []).slice();
+    const chosen = (choices.labels[dim.key] || []).slice();
     state.chosen[dim.key] = chosen;
     const single = !dim.multiple && chosen.length === 1 ? dim.byPath.get(chosen[0]) : null;
     state.level[dim.key] = single && single.parent ? single.parent : "";
@@ -104,27 +162,71 @@ async function open(entry) {
   });
   // A new item starts on its first dimension, also for the keyboard: no field keeps focus.
   if (byId("controls").contains(document.activeElement)) document.activeElement.blur();
-  byId("note").value = entry.note || "";
-  byId("unsure").checked = Boolean(entry.unsure);
+  byId("note").value = choices.note || "";
+  byId("unsure").checked = Boolean(choices.unsure);
   byId("form-error").textContent = "";
-  byId("revising").hidden = !entry.revising;
-  byId("revising").textContent = entry.revising ? "revising your submission (version " + entry.version + ")" : "";
-  byId("item-ref").textContent = entry.ref || "";
-  byId("history-link").href = urlFor(config.urls.history, entry.item);
+  byId("revising").hidden = !shown.revising;
+  byId("revising").textContent = shown.revising ? "revising your submission (version " + entry.version + ")" : "";
+  byId("item-ref").textContent = shown.ref || "";
+  byId("item-ref").title = shown.ref || "";
+  byId("history-link").href = urlFor(config.urls.history, shown.item);
   byId("history-link").hidden = false;
   byId("report").replaceChildren(el("p", { className: "muted", text: "Loading the report…" }));
   setMode("label");
-  clock.start(state.timers.get(entry.assignment) || 0);
+  clock.start(state.timers.get(shown.assignment) || 0);
+  if (draft) {
+    const when = new Date(draft.saved).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    setStatus("Your unsaved choices for this item are back (kept in this browser at " + when + ").");
+  }
   try {
-    const report = await api("GET", urlFor(config.urls.report, entry.item));
-    if (state.current !== entry) return;
+    const report = await api("GET", urlFor(config.urls.report, shown.item));
+    if (state.current !== shown) return;
     renderReport(byId("report"), report);
     window.scrollTo(0, 0);
     controls.fit();
-    byId("item-ref").textContent = report.repository + "#" + report.number;
+    const ref = report.repository + "#" + report.number;
+    byId("item-ref").textContent = ref;
+    byId("item-ref").title = ref;
   } catch (error) {
     setStatus("The report did not load: " + error.message, true);
   }
+}
+
+let lookAgainTimer = null;
+
+function minutesText(seconds) {
+  return seconds < 90 ? "a minute" : plural(Math.ceil(seconds / 60), "minute");
+}
+
+function finish(answer) {
+  state.current = null;
+  clock.start(0);
+  clock.stop();
+  byId("item-ref").textContent = "";
+  byId("history-link").hidden = true;
+  byId("revising").hidden = true;
+  clearTimeout(lookAgainTimer);
+  const waiting = answer && answer.held_by_others > 0;
+  if (waiting) {
+    const seconds = answer.retry_after_seconds;
+    const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    byId("done-title").textContent = "Nothing free for you right now";
+    const one = answer.held_by_others === 1;
+    byId("done-text").textContent =
+      plural(answer.held_by_others, "item") + (one ? " is" : " are") +
+      " held by others and may come back to you (if they skip " + (one ? "it" : "them") +
+      " or their hold runs out); look again in " + minutesText(seconds) +
+      ". This page looks again by itself at " + at + ".";
+    lookAgainTimer = setTimeout(function () {
+      if (state.mode === "waiting") loadNext("Looking again…");
+    }, seconds * 1000);
+  } else {
+    byId("done-title").textContent = "All done: nothing is left for you in this study";
+    byId("done-text").textContent =
+      "Every item has all its annotations, or you labelled or skipped it; nothing can come back to you. Thank you!";
+  }
+  byId("look-again-row").hidden = !waiting;
+  setMode(waiting ? "waiting" : "done");
 }
 
 // `loading` is what the status says until the next item is there; then it is cleared.
@@ -139,15 +241,9 @@ async function loadNext(loading) {
     return;
   }
   refreshProgress();
-  if (!data) {
-    state.current = null;
-    clock.start(0);
-    clock.stop();
-    byId("item-ref").textContent = "";
-    byId("history-link").hidden = true;
-    byId("revising").hidden = true;
+  if (!data || data.assignment === null) {
     setStatus("");
-    setMode("done");
+    finish(data);
     return;
   }
   await open({
@@ -156,47 +252,58 @@ async function loadNext(loading) {
     labels: {},
     note: "",
     unsure: false,
-    version: 0,
+    version: data.version,
     revising: false,
     ref: data.report ? data.report.repository + "#" + data.report.number : "",
   });
-  setStatus("");
+  if (!drafts.read(data.assignment)) setStatus("");
 }
 
+function fieldName(field) {
+  const dim = dims.find(function (d) {
+    return "labels." + d.key === field;
+  });
+  return dim ? dim.name : field;
+}
+
+// Every problem named with what it is about, at the Submit button and in the status line:
+// both are in view whatever is scrolled. Each also shows next to its dimension or the note.
 function showErrors(error) {
   state.errors = {};
-  const general = [];
+  const named = [];
   Object.entries(error.fields || {}).forEach(function ([field, messages]) {
     const message = [].concat(messages).join(" ");
-    const isDimension = field.startsWith("labels.") && dims.some(function (dim) {
+    const isDimension = dims.some(function (dim) {
       return "labels." + dim.key === field;
     });
     if (isDimension || field === "note") state.errors[field] = message;
-    else general.push(message);
+    named.push(fieldName(field) + ": " + message);
   });
   const firstBad = dims.findIndex(function (dim) {
     return state.errors["labels." + dim.key];
   });
   if (firstBad >= 0) state.focus = firstBad;
-  byId("form-error").textContent = general.length || !Object.keys(state.errors).length
-    ? error.message
-    : "Some labels need another look: see the messages next to them.";
+  const text = named.length ? named.join("; ") : error.message;
+  byId("form-error").textContent = text;
+  setStatus("Not saved: " + text, true);
   render();
 }
 
-async function submit() {
-  if (!state.current || state.busy || state.mode !== "label") return;
-  const labels = {};
-  dims.forEach(function (dim) {
-    labels[dim.key] = state.chosen[dim.key].slice();
-  });
-  const entry = state.current;
-  const body = {
-    labels: labels,
-    note: byId("note").value,
-    unsure: byId("unsure").checked,
+function submissionBody(version) {
+  const now = choicesNow();
+  return {
+    labels: now.labels,
+    note: now.note,
+    unsure: now.unsure,
     seconds: Math.max(1, Math.ceil(clock.ms() / 1000)),
+    version: version,
   };
+}
+
+async function submit(version) {
+  if (!state.current || state.busy || state.mode !== "label") return;
+  const entry = state.current;
+  const body = submissionBody(version === undefined ? entry.version : version);
   state.busy = true;
   setStatus("Saving…");
   let saved;
@@ -204,18 +311,80 @@ async function submit() {
     saved = await api("POST", urlFor(config.urls.submit, entry.assignment), body);
   } catch (error) {
     state.busy = false;
-    setStatus("");
+    if (error.status === 409 && error.body && error.body.current) {
+      setStatus("");
+      openConflict(error.body.current, body);
+      return;
+    }
     showErrors(error);
     return;
   }
   state.busy = false;
+  drafts.clear(entry.assignment);
   state.timers.delete(entry.assignment);
   clock.stop();
   state.current = null;
   await loadNext();
-  setStatus(entry.revising
+  setStatus(entry.revising || body.version > 0
     ? "Revision saved as version " + saved.version + " of " + entry.ref + "."
     : "Saved your labels for " + entry.ref + ".");
+}
+
+function labelsList(box, choices, other) {
+  const rows = [];
+  dims.forEach(function (dim) {
+    const paths = choices.labels[dim.key] || [];
+    const differs = JSON.stringify(paths) !== JSON.stringify(other.labels[dim.key] || []);
+    const names = paths.map(function (path) {
+      return nameOf(dim, path);
+    });
+    rows.push(el("dt", { text: dim.name }), el("dd", { className: differs ? "differs" : null, text: names.join(", ") || "(nothing)" }));
+  });
+  rows.push(
+    el("dt", { text: "Note" }),
+    el("dd", { className: (choices.note || "") !== (other.note || "") ? "differs" : null, text: choices.note || "(none)" }),
+    el("dt", { text: "Unsure" }),
+    el("dd", { className: Boolean(choices.unsure) !== Boolean(other.unsure) ? "differs" : null, text: choices.unsure ? "yes" : "no" })
+  );
+  box.replaceChildren.apply(box, rows);
+}
+
+function openConflict(current, body) {
+  state.conflict = { current: current, body: body };
+  const mine = { labels: body.labels, note: body.note, unsure: body.unsure };
+  byId("conflict-text").textContent =
+    "You changed version " + body.version + " of " + state.current.ref + ", but version " +
+    current.version + " was saved since, from another tab or window. Which one should stay?";
+  byId("conflict-theirs-title").textContent = "Saved (version " + current.version + ")";
+  labelsList(byId("conflict-theirs"), current, mine);
+  labelsList(byId("conflict-mine"), mine, current);
+  byId("conflict").hidden = false;
+  byId("keep-mine").focus();
+}
+
+function closeConflict() {
+  byId("conflict").hidden = true;
+  state.conflict = null;
+  document.activeElement.blur();
+}
+
+function keepMine() {
+  const current = state.conflict.current;
+  closeConflict();
+  state.current.version = current.version;
+  submit(current.version);
+}
+
+async function keepTheirs() {
+  const entry = state.current;
+  const current = state.conflict.current;
+  closeConflict();
+  drafts.clear(entry.assignment);
+  state.timers.delete(entry.assignment);
+  clock.stop();
+  state.current = null;
+  await loadNext();
+  setStatus("Kept the saved version " + current.version + " of " + entry.ref + "; your changes were dropped.");
 }
 
 async function skip(reason) {
@@ -235,11 +404,27 @@ async function skip(reason) {
     return;
   }
   state.busy = false;
+  drafts.clear(entry.assignment);
   state.timers.delete(entry.assignment);
   clock.stop();
   state.current = null;
   await loadNext("Skipped " + entry.ref + " (" + reason.label.toLowerCase() + "); loading the next item…");
 }
+
+function revisionEntry(assignment) {
+  return {
+    assignment: assignment.id,
+    item: assignment.item,
+    labels: assignment.labels,
+    note: assignment.note,
+    unsure: assignment.unsure,
+    version: assignment.version,
+    revising: true,
+    ref: assignment.report,
+  };
+}
+
+const REVISING_TEXT = ": change what you like and press Enter; Esc at the top goes back to your current item.";
 
 async function previous() {
   if (state.busy) return;
@@ -256,21 +441,14 @@ async function previous() {
     setStatus(revising ? "That was your first submission in this study." : "You have not submitted anything in this study yet.");
     return;
   }
-  await open({
-    assignment: assignment.id,
-    item: assignment.item,
-    labels: assignment.labels,
-    note: assignment.note,
-    unsure: assignment.unsure,
-    version: assignment.version,
-    revising: true,
-    ref: assignment.report,
-  });
-  setStatus("Revising " + assignment.report + ": change what you like and press Enter; Esc at the top goes back to your current item.");
+  const restored = Boolean(drafts.read(assignment.id));
+  await open(revisionEntry(assignment));
+  if (!restored) setStatus("Revising " + assignment.report + REVISING_TEXT);
 }
 
 // Its number (or Space) chooses an option, and un-chooses it when it is chosen already. An
-// option with sub-categories opens them when it is chosen, or when it cannot be chosen.
+// option with sub-categories opens them when it is chosen, or when it cannot be chosen. The
+// focus stays on the dimension: Tab moves on.
 function choose(dim, category) {
   const chosen = state.chosen[dim.key];
   const children = hasChildren(dim, category);
@@ -285,10 +463,8 @@ function choose(dim, category) {
     return path.startsWith(category.path + "/");
   });
   const canChoose = selectable(dim, category);
-  let advance = false;
   if (canChoose && !dim.multiple) {
     chosen.splice(0, chosen.length, category.path);
-    advance = !children;
   } else if (canChoose && !within) {
     // A more specific choice replaces its ancestors (and a more general one only opens).
     const kept = chosen.filter(function (path) {
@@ -300,7 +476,6 @@ function choose(dim, category) {
     state.level[dim.key] = category.path;
     state.highlight[dim.key] = -1;
   }
-  if (advance && state.focus < dims.length - 1) state.focus += 1;
   render();
 }
 
@@ -355,23 +530,33 @@ const keys = labelKeys({
     choose: choose,
     up: up,
     clearDimension: clearDimension,
-    submit: submit,
+    submit: function () {
+      submit();
+    },
     skip: skip,
     previous: previous,
     loadNext: loadNext,
     enterSkip: enterSkip,
     toggleHelp: toggleHelp,
+    closeConflict: closeConflict,
   },
 });
 
-// ---------------------------------------------------------------- mouse
+// ---------------------------------------------------------------- mouse and fields
 
 byId("label-form").addEventListener("submit", function (event) {
   event.preventDefault();
   submit();
 });
+byId("note").addEventListener("input", render);
+byId("unsure").addEventListener("change", render);
 byId("skip-button").addEventListener("click", enterSkip);
 byId("previous-button").addEventListener("click", previous);
+byId("look-again").addEventListener("click", function () {
+  loadNext("Looking again…");
+});
+byId("keep-mine").addEventListener("click", keepMine);
+byId("keep-theirs").addEventListener("click", keepTheirs);
 byId("help-button").addEventListener("click", function () {
   toggleHelp(true);
 });
@@ -379,5 +564,26 @@ byId("shortcuts").addEventListener("click", function (event) {
   if (event.target === byId("shortcuts")) toggleHelp(false);
 });
 
+// A revision left unsaved (a reload, a closed tab) opens again first; Esc goes on to the
+// current item.
+async function start() {
+  drafts.prune();
+  const revision = drafts.latestRevision();
+  if (revision) {
+    try {
+      const assignment = await api("GET", urlFor(config.urls.assignment, revision.assignment));
+      if (assignment && assignment.status === "submitted") {
+        await open(revisionEntry(assignment));
+        refreshProgress();
+        return;
+      }
+    } catch (_) {
+      // Gone or no longer yours: the draft goes, the page carries on.
+    }
+    drafts.clear(revision.assignment);
+  }
+  loadNext();
+}
+
 render();
-loadNext();
+start();

@@ -1,12 +1,17 @@
-// The labelling page's controls column: a section per dimension with its options, the note's
-// error, and the definition of the category in view. It draws from the page's state and
-// changes only which dimension has the focus and which option is highlighted; choosing is
-// the page's (`onChoose`).
+// The labelling page's controls column: a section per dimension, the note with its counter,
+// and the definition of the category in view. Only the focused dimension shows its options;
+// the others show one line with what is chosen, so that every choice, the note and Submit
+// fit in the window beside the report, and the definition takes the room left. It draws
+// from the page's state and changes only which dimension has the focus and which option is
+// highlighted; choosing is the page's (`onChoose`).
 
 import { byId, el } from "./dom.js";
-import { hasChildren, nameOf, optionsAt } from "./label_scheme.js";
+import { hasChildren, nameOf, optionKey, optionsAt } from "./label_scheme.js";
 
-export function labelControls({ dims, state, onChoose }) {
+// From this share of the limit on, the note shows how many characters it has.
+const NOTE_COUNT_FROM = 0.8;
+
+export function labelControls({ dims, state, noteMax, onChoose }) {
   function render() {
     byId("dimensions").replaceChildren.apply(
       byId("dimensions"),
@@ -14,31 +19,70 @@ export function labelControls({ dims, state, onChoose }) {
         return renderDimension(dim, index);
       })
     );
+    keepRows();
     renderDefinition();
     byId("note").closest(".field").classList.toggle("has-error", Boolean(state.errors.note));
     document.querySelector("[data-error-for=note]").textContent = state.errors.note || "";
+    renderNoteCount();
     if (state.mode !== "label") return;
     // The whole focused dimension when it fits, and in any case its highlighted option.
     const focused = document.querySelector(".dim.focused");
-    if (focused) focused.scrollIntoView({ block: "nearest" });
+    if (focused) bringIntoView(focused, byId("dimensions"));
     const highlighted = document.querySelector(".dim.focused .option.highlighted");
-    if (highlighted) highlighted.scrollIntoView({ block: "nearest" });
+    if (highlighted) bringIntoView(highlighted, highlighted.closest("ol.options"));
   }
 
-  // The controls column sticks beside the report and ends at the bottom of the window (or of
-  // the report, when that comes first), so the definition at its foot is always on screen;
-  // its dimensions scroll on their own.
+  // When room runs short, the focused options shrink and scroll, but keep about three rows
+  // (all of them, when there are fewer).
+  function keepRows() {
+    const list = document.querySelector(".dim.focused ol.options");
+    if (!list) return;
+    list.style.minHeight = "0";
+    const row = list.firstElementChild ? list.firstElementChild.offsetHeight : 0;
+    list.style.minHeight = Math.min(list.scrollHeight, 3 * row) + "px";
+  }
+
+  function beside() {
+    return getComputedStyle(byId("controls")).position === "sticky";
+  }
+
+  // Beside the report the column is all on screen: only its own lists scroll, never the
+  // window (which would move the report). Below the report the window scrolls to it.
+  function bringIntoView(element, list) {
+    if (!beside()) {
+      element.scrollIntoView({ block: "nearest" });
+      return;
+    }
+    const box = element.getBoundingClientRect();
+    const frame = list.getBoundingClientRect();
+    // Whole pixels, rounded outwards: a fraction left over would cut the element's edge.
+    if (box.top < frame.top) list.scrollTop -= Math.ceil(frame.top - box.top);
+    else if (box.bottom > frame.bottom) {
+      list.scrollTop += Math.ceil(Math.min(box.bottom - frame.bottom, box.top - frame.top));
+    }
+  }
+
+  // The controls column sticks beside the report and ends at the bottom of the window, so
+  // that all of it is on screen however far the report is scrolled.
   function fit() {
     const controls = byId("controls");
-    const style = getComputedStyle(controls);
-    if (style.position !== "sticky" || byId("label-columns").hidden) {
+    if (!beside() || byId("label-columns").hidden) {
       controls.style.removeProperty("height");
       return;
     }
-    const gap = parseFloat(style.top) || 0;
+    const gap = parseFloat(getComputedStyle(controls).top) || 0;
     const top = Math.max(controls.getBoundingClientRect().top, gap);
-    const bottom = Math.min(window.innerHeight - gap, byId("report").getBoundingClientRect().bottom);
-    controls.style.height = Math.max(bottom - top, 240) + "px";
+    controls.style.height = Math.max(window.innerHeight - gap - top, 240) + "px";
+  }
+
+  function renderNoteCount() {
+    const length = byId("note").value.length;
+    const counter = byId("note-count");
+    const over = length > noteMax;
+    counter.hidden = length < noteMax * NOTE_COUNT_FROM;
+    counter.textContent = length.toLocaleString("en") + " / " + noteMax.toLocaleString("en") +
+      (over ? ", " + (length - noteMax).toLocaleString("en") + " too many" : "");
+    counter.classList.toggle("error", over);
   }
 
   let fitPending = false;
@@ -57,7 +101,7 @@ export function labelControls({ dims, state, onChoose }) {
     const focused = index === state.focus && state.mode === "label";
     const error = state.errors["labels." + dim.key];
     const section = el("section", {
-      className: "dim" + (focused ? " focused" : "") + (error ? " has-error" : ""),
+      className: "dim" + (focused ? " focused" : " folded") + (error ? " has-error" : ""),
       "data-dim": dim.key,
       "data-testid": "dim-" + dim.key,
       "aria-current": focused ? "true" : null,
@@ -68,13 +112,9 @@ export function labelControls({ dims, state, onChoose }) {
     });
     const rules = [dim.multiple ? "choose any" : "choose one", dim.required ? "required" : "optional"];
     if (dim.leafOnly) rules.push("most specific only");
-    section.append(
-      el("h3", {}, el("span", { className: "dim-name", text: dim.name }), " ",
-        el("span", { className: "rules", text: rules.join(" · ") }))
-    );
 
     const chosen = state.chosen[dim.key];
-    const chosenLine = el("p", { className: "chosen", "data-testid": "chosen-" + dim.key });
+    const chosenLine = el("span", { className: "chosen", "data-testid": "chosen-" + dim.key });
     if (chosen.length) {
       chosen.forEach(function (path) {
         chosenLine.append(el("span", { className: "chip", "data-path": path, text: nameOf(dim, path) }));
@@ -82,7 +122,12 @@ export function labelControls({ dims, state, onChoose }) {
     } else {
       chosenLine.append(el("span", { className: "muted", text: "nothing chosen yet" }));
     }
-    section.append(chosenLine);
+    section.append(
+      el("h3", {}, el("span", { className: "dim-name", text: dim.name }), " ", chosenLine,
+        el("span", { className: "rules", text: rules.join(" · ") }))
+    );
+    if (error) section.append(el("p", { className: "error small", "data-error-for": "labels." + dim.key, text: error }));
+    if (!focused) return section;
 
     const level = state.level[dim.key];
     if (level) {
@@ -94,28 +139,32 @@ export function labelControls({ dims, state, onChoose }) {
       );
     }
 
+    const options = optionsAt(dim, level);
+    const pending = state.pendingDigit && state.pendingDigit.dim === dim ? state.pendingDigit.digit : null;
     const list = el("ol", {
       className: "options",
       role: "listbox",
       "aria-label": dim.name,
       "aria-multiselectable": dim.multiple ? "true" : "false",
     });
-    optionsAt(dim, level).forEach(function (category, position) {
+    options.forEach(function (category, position) {
       const isChosen = chosen.includes(category.path);
       const within = chosen.some(function (path) {
         return path.startsWith(category.path + "/");
       });
-      const highlighted = focused && position === state.highlight[dim.key];
+      const key = optionKey(options.length, position);
+      const candidate = pending !== null && key.length === 2 && key[0] === String(pending);
       const item = el("li", {
         className:
           "option" + (isChosen ? " chosen" : "") + (within ? " within" : "") +
-          (highlighted ? " highlighted" : ""),
+          (position === state.highlight[dim.key] ? " highlighted" : "") +
+          (candidate ? " candidate" : ""),
         role: "option",
         "aria-selected": isChosen ? "true" : "false",
         "data-path": category.path,
       });
       item.append(
-        el("kbd", { text: position < 99 ? String(position + 1) : "" }),
+        el("kbd", { text: key }),
         el("span", { className: "option-name", text: category.name })
       );
       if (hasChildren(dim, category)) {
@@ -130,7 +179,6 @@ export function labelControls({ dims, state, onChoose }) {
       list.append(item);
     });
     section.append(list);
-    if (error) section.append(el("p", { className: "error small", "data-error-for": "labels." + dim.key, text: error }));
     return section;
   }
 

@@ -1,62 +1,61 @@
 // The labelling page's keyboard shortcuts (listed in labeler.views.labelling.SHORTCUTS).
 // Keys move the page's state (focus, highlight, level) and call the page's actions (`page`).
+// Choosing an option never moves the focus: Tab does, always.
 
 import { byId } from "./dom.js";
-import { hasChildren, optionsAt } from "./label_scheme.js";
+import { MAX_NUMBERED, hasChildren, optionKey, optionsAt, twoDigits } from "./label_scheme.js";
 
-// In a list of more than 9 options, options 10 and up take two digits. A digit that can
-// start such a number waits this long for the second one before it picks its own option.
-const SECOND_DIGIT_MS = 600;
 const MODIFIER_KEYS = ["Shift", "Control", "Alt", "Meta", "CapsLock"];
 
 export function labelKeys({ dims, state, skipReasons, page }) {
-  let pendingDigit = null; // {dim, level, digit, timer}
+  // The first digit of a two-digit option number, waiting for the second (no time limit:
+  // any other key lets it go). On the state, so that the options can show what it starts.
+  state.pendingDigit = null; // {dim, level, digit}
 
   function pickNumber(dim, options, number) {
-    if (number >= 1 && number <= options.length) {
+    const key = optionKey(options.length, number - 1);
+    if (number >= 1 && number <= Math.min(options.length, MAX_NUMBERED)) {
       state.highlight[dim.key] = number - 1;
       page.choose(dim, options[number - 1]);
     } else {
-      page.setStatus(dim.name + " has no option " + number + " here.", true);
+      page.setStatus(dim.name + " has no option " + (key || number) + " here.", true);
     }
   }
 
   function digitCancel() {
-    if (!pendingDigit) return null;
-    const pending = pendingDigit;
-    clearTimeout(pending.timer);
-    pendingDigit = null;
+    if (!state.pendingDigit) return false;
+    state.pendingDigit = null;
     page.setStatus("");
-    return pending;
-  }
-
-  // The waiting digit picks its own option: after the pause, or when another key comes.
-  function digitFlush() {
-    const pending = digitCancel();
-    if (!pending || state.mode !== "label") return;
-    if (dims[state.focus] !== pending.dim || state.level[pending.dim.key] !== pending.level) return;
-    pickNumber(pending.dim, optionsAt(pending.dim, pending.level), pending.digit);
+    return true;
   }
 
   function digitKey(dim, options, digit) {
-    const pending = digitCancel();
+    if (!twoDigits(options.length)) {
+      pickNumber(dim, options, digit);
+      return;
+    }
+    const pending = state.pendingDigit;
     if (pending && pending.dim === dim && pending.level === state.level[dim.key]) {
+      digitCancel();
       pickNumber(dim, options, pending.digit * 10 + digit);
       return;
     }
-    if (digit > 0 && digit * 10 <= options.length) {
-      state.highlight[dim.key] = digit - 1;
-      pendingDigit = {
-        dim: dim,
-        level: state.level[dim.key],
-        digit: digit,
-        timer: setTimeout(digitFlush, SECOND_DIGIT_MS),
-      };
-      const last = Math.min(digit * 10 + 9, options.length);
-      page.setStatus(digit + "… a second digit picks " + digit + "0 to " + last + ".");
+    const count = Math.min(options.length, MAX_NUMBERED);
+    const first = Math.max(digit * 10, 1);
+    if (first > count) {
+      page.setStatus(
+        dim.name + ": its options have two digits, 01 to " + optionKey(count, count - 1) +
+          "; none starts with " + digit + ".",
+        true
+      );
       return;
     }
-    pickNumber(dim, options, digit);
+    state.pendingDigit = { dim: dim, level: state.level[dim.key], digit: digit };
+    const last = Math.min(digit * 10 + 9, count);
+    page.setStatus(
+      digit + "… and a second digit: " + optionKey(count, first - 1) + " to " +
+        optionKey(count, last - 1) + "."
+    );
   }
 
   function labelKey(event) {
@@ -65,7 +64,12 @@ export function labelKeys({ dims, state, skipReasons, page }) {
     const onControl = event.target !== document.body && event.target.matches("a, button, input");
     if (onControl && (key === "Tab" || key === "Enter" || key === " ")) return;
     const isDigit = /^[0-9]$/.test(key);
-    if (!isDigit && !MODIFIER_KEYS.includes(key)) digitFlush();
+    // Any other key lets a waiting first digit go; Esc does only that.
+    if (!isDigit && !MODIFIER_KEYS.includes(key) && digitCancel() && key === "Escape") {
+      event.preventDefault();
+      page.render();
+      return;
+    }
     const dim = dims[state.focus];
     const options = optionsAt(dim, state.level[dim.key]);
     if (isDigit) {
@@ -145,6 +149,14 @@ export function labelKeys({ dims, state, skipReasons, page }) {
       }
       return;
     }
+    // Choosing between two versions: its buttons take Tab and Enter as buttons do.
+    if (!byId("conflict").hidden) {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        page.closeConflict();
+      }
+      return;
+    }
     if (target.matches("textarea, input:not([type=checkbox]), select")) {
       if (target === byId("note") && event.key === "Tab" && event.shiftKey && state.mode === "label") {
         // Back from the note to the last dimension.
@@ -174,9 +186,12 @@ export function labelKeys({ dims, state, skipReasons, page }) {
     }
     if (state.mode === "label") labelKey(event);
     else if (state.mode === "skip") skipKey(event);
-    else if (state.mode === "done" && event.key === "p") {
+    else if ((state.mode === "done" || state.mode === "waiting") && event.key === "p") {
       event.preventDefault();
       page.previous();
+    } else if (state.mode === "waiting" && event.key === "l") {
+      event.preventDefault();
+      page.loadNext("Looking again…");
     }
   });
 

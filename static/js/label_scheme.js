@@ -36,3 +36,17 @@ export function nameOf(dim, path) {
   }
   return names.join(" › ") || path;
 }
+
+// Number keys reach the first 99 options of a list. Up to 9 options, one digit each; in a
+// longer list every option takes two ("01" … "12"), so that no key waits to see whether a
+// second one follows: "1" then "2" is always the 12th.
+export const MAX_NUMBERED = 99;
+
+export function twoDigits(count) {
+  return count > 9;
+}
+
+export function optionKey(count, index) {
+  if (index >= MAX_NUMBERED) return "";
+  return twoDigits(count) ? String(index + 1).padStart(2, "0") : String(index + 1);
+}

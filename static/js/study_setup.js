@@ -32,6 +32,43 @@
     showMode();
   });
 
+  // A long list of checkboxes (the repositories) gets a box that filters it as one types,
+  // and says how many are ticked, also among those filtered out.
+  document.querySelectorAll("div.checklist").forEach(function (list) {
+    const boxes = Array.from(list.querySelectorAll("input[type=checkbox]"));
+    const search = document.createElement("input");
+    search.type = "search";
+    search.placeholder = "Type to filter the list";
+    search.setAttribute("aria-label", "Filter the list below");
+    search.setAttribute("data-testid", "checklist-filter");
+    const count = document.createElement("p");
+    count.className = "small muted";
+    count.setAttribute("data-testid", "checklist-count");
+    function update() {
+      const words = search.value.trim().toLowerCase();
+      let shown = 0;
+      boxes.forEach(function (box) {
+        const row = box.closest("div");
+        const match = !words || row.textContent.toLowerCase().includes(words);
+        row.hidden = !match;
+        if (match) shown += 1;
+      });
+      const ticked = boxes.filter(function (box) {
+        return box.checked;
+      }).length;
+      count.textContent = (ticked ? ticked + " ticked" : "none ticked") +
+        (shown < boxes.length ? " · " + shown + " of " + boxes.length + " shown" : "");
+    }
+    search.addEventListener("input", update);
+    // Enter in the filter box must not submit the form.
+    search.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") event.preventDefault();
+    });
+    list.addEventListener("change", update);
+    list.before(search, count);
+    update();
+  });
+
   // Offered only with script: it fills the keyword box with the seed study's list.
   document.querySelectorAll("[data-fill-keywords]").forEach(function (button) {
     const box = document.getElementById(button.dataset.fillKeywords);

@@ -1,6 +1,8 @@
-"""In a real headless Chromium: the labelling page's controls column from the keyboard. The
-highlighted category's definition stays on screen, a choice can be taken back, Tab never
-wraps to the first dimension, the history opens with a key."""
+"""In a real headless Chromium: the labelling page's controls column from the keyboard. With
+the built-in codebooks every choice, the note and Submit fit beside the report, the
+highlighted category's definition stays on screen, a choice can be taken back, choosing
+never moves the focus and Tab never wraps to the first dimension, the history opens with a
+key."""
 
 import io
 import re
@@ -86,6 +88,95 @@ def chips(page, dimension):
     return page.get_by_test_id(f"chosen-{dimension}").locator(".chip")
 
 
+AT_THE_END = "window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1"
+BUILTIN = ["dl-performance-root-causes", "dl-bug-reporting", "dlperf"]
+
+
+@pytest.fixture
+def builtin_study(annotator, request):
+    """A study over a built-in codebook, all its dimensions, two items with a long report."""
+    key = request.param
+    call_command("load_codebook", "--builtin", key, stdout=io.StringIO())
+    codebook = Codebook.objects.get(key=key)
+    study = StudyFactory(slug="builtin", codebook=codebook, overlap=1)
+    study.dimensions.set(codebook.dimensions.all())
+    for position in range(2):
+        StudyItemFactory(study=study, report=BugReportFactory(body=LONG_BODY), position=position)
+    StudyMemberFactory(study=study, user=annotator, role="annotator")
+    return study
+
+
+def choose_the_deepest_first_option(page, dimension):
+    """Choose the first option of the focused dimension, then of its sub-categories, down to
+    a category without any; returns the chosen option's name."""
+    while True:
+        options = page.locator(".dim.focused .option")
+        first = options.first
+        name = first.locator(".option-name").inner_text()
+        key = first.locator("kbd").inner_text()
+        has_more = first.locator(".more").count() > 0
+        for digit in key:
+            page.keyboard.press(digit)
+        if not has_more:
+            return name
+        expect(page.locator(".dim.focused .crumbs")).to_contain_text(name)
+
+
+def assert_all_fits(page):
+    """Every dimension's choice, the note and Submit lie in the window and in the controls
+    column, and nothing in that column needs scrolling, the focused options included."""
+    controls = page.get_by_test_id("controls")
+    for dimension in page.locator(".dim").all():
+        for chip in dimension.locator(".chosen .chip").all():
+            assert_on_screen(page, chip, inside=controls)
+    assert_on_screen(page, page.get_by_test_id("note"), inside=controls)
+    assert_on_screen(page, page.get_by_test_id("submit"), inside=controls)
+    overflowing = page.evaluate(
+        """() => [...document.querySelectorAll('#dimensions, .dim.focused ol.options')]
+            .filter((box) => box.scrollHeight > box.clientHeight + 1)
+            .map((box) => box.className || box.id)"""
+    )
+    assert overflowing == []
+
+
+@pytest.mark.parametrize("builtin_study", BUILTIN, indirect=True)
+@pytest.mark.parametrize("width,height", [(1400, 900), (1280, 800)])
+def test_every_choice_the_note_and_submit_fit_beside_the_report(
+    page, sign_in, annotator, builtin_study, width, height
+):
+    page.set_viewport_size({"width": width, "height": height})
+    sign_in(annotator)
+    page.goto("/studies/builtin/label/")
+    wait_for_item(page)
+    dimensions = list(builtin_study.dimensions.order_by("position"))
+
+    for index, dimension in enumerate(dimensions):
+        if index:
+            page.keyboard.press("Tab")
+        expect(page.get_by_test_id(f"dim-{dimension.key}")).to_have_attribute(
+            "aria-current", "true"
+        )
+        name = choose_the_deepest_first_option(page, dimension)
+        expect(chips(page, dimension.key).last).to_contain_text(name)
+        assert_all_fits(page)
+    page.screenshot(
+        path=f"test-artifacts/label-fits-{builtin_study.codebook.key}-{width}x{height}.png"
+    )
+
+    # Back over every dimension, with the long report read to its end: still all in view.
+    page.keyboard.press("End")
+    # The window scrolls smoothly: what is measured is where it ends.
+    page.wait_for_function(AT_THE_END)
+    for dimension in reversed(dimensions[:-1]):
+        page.keyboard.press("Shift+Tab")
+        expect(page.get_by_test_id(f"dim-{dimension.key}")).to_have_attribute(
+            "aria-current", "true"
+        )
+        assert_all_fits(page)
+    for dimension in dimensions:
+        expect(chips(page, dimension.key)).to_have_count(1)
+
+
 @pytest.mark.parametrize("width,height", [(1400, 900), (1280, 720)])
 def test_definition_of_the_highlighted_category_stays_on_screen(
     page, sign_in, annotator, dlperf_study, width, height
@@ -95,7 +186,7 @@ def test_definition_of_the_highlighted_category_stays_on_screen(
     page.goto("/studies/dlperf/label/")
     wait_for_item(page)
     definition = page.get_by_test_id("definition")
-    options = page.locator("#controls-scroll")
+    options = page.locator(".dim.focused ol.options")
 
     # To the fourth and last dimension, then down to its 7th option.
     for _ in range(3):
@@ -119,7 +210,8 @@ def test_definition_of_the_highlighted_category_stays_on_screen(
 
     # Reading further down the long report moves neither out of sight.
     page.keyboard.press("End")
-    page.wait_for_function("window.scrollY > 0")
+    # The window scrolls smoothly: what is measured is where it ends.
+    page.wait_for_function(AT_THE_END)
     page.keyboard.press("ArrowUp")
     expect(highlighted).to_have_text(re.compile("Evaluation"))
     expect(text).to_have_text(
@@ -155,7 +247,9 @@ def test_a_choice_is_taken_back_from_the_keyboard(page, sign_in, annotator, stud
     page.keyboard.press("1")
     expect(chips(page, "cause")).to_have_count(0)
     expect(page.get_by_test_id("dim-cause").locator(".option")).to_have_count(2)
-    page.keyboard.press("2")  # Threading; focus moves on to Effect
+    page.keyboard.press("2")  # Threading; the focus stays on Cause
+    expect(page.get_by_test_id("dim-cause")).to_have_attribute("aria-current", "true")
+    page.keyboard.press("Tab")
     expect(page.get_by_test_id("dim-effect")).to_have_attribute("aria-current", "true")
 
     # Multiple choice: Slow and Out of memory, then Slow's number again takes Slow back.
@@ -204,10 +298,13 @@ def test_tab_after_the_last_dimension_goes_to_the_note_never_back_to_the_first(
     page.keyboard.press("Shift+Tab")
     expect(page.get_by_test_id("dim-cause")).to_have_attribute("aria-current", "true")
 
-    page.keyboard.press("2")  # Threading; focus moves on to Effect
+    # As the README says: choose, Tab, choose. Tab moves on; choosing never does.
+    page.keyboard.press("2")  # Threading
     page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # Effect left empty
     page.keyboard.press("2")  # Inference, in the last dimension: focus stays there
     expect(page.get_by_test_id("dim-stage")).to_have_attribute("aria-current", "true")
+    expect(note).to_have_value("")
 
     # The habitual Tab: into the note, where digits are only text.
     page.keyboard.press("Tab")

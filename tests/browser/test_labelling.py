@@ -75,8 +75,10 @@ def test_annotator_labels_three_items_with_the_keyboard_only(page, sign_in, anno
     page.keyboard.press("Backspace")  # back up, then down again
     expect(root_cause.locator(".option")).to_have_count(2)
     page.keyboard.press("1")
-    page.keyboard.press("2")  # memory/bloat; focus moves on to impact
+    page.keyboard.press("2")  # memory/bloat; the focus stays, Tab moves on to impact
     expect(page.get_by_test_id("chosen-root-cause").locator(".chip")).to_have_count(1)
+    expect(root_cause).to_have_attribute("aria-current", "true")
+    page.keyboard.press("Tab")
     expect(page.get_by_test_id("dim-impact")).to_have_attribute("aria-current", "true")
     page.keyboard.press("1")  # impact: speed
     page.keyboard.press("2")  # and memory-use (several allowed)
@@ -90,6 +92,9 @@ def test_annotator_labels_three_items_with_the_keyboard_only(page, sign_in, anno
     expect(page.get_by_test_id("progress-mine")).to_have_text("1 / 2")
     page.keyboard.press("Enter")
     expect(root_cause.locator(".error")).to_have_text("this dimension is required")
+    expect(page.get_by_test_id("status")).to_have_text(
+        "Not saved: Root cause: this dimension is required"
+    )
     page.keyboard.press("2")  # threading
     page.keyboard.press("u")
     page.keyboard.press("n")

@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Count
 
 from labeler.models import Assignment, FinalLabel, StudyItem
-from labeler.pending import study_nothing_left
+from labeler.selectors import study_come_back
 from labeler.services.assignment import assignment_next, assignment_skip, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
@@ -19,23 +19,18 @@ ITEMS = 40
 OVERLAP = 3
 
 
-def next_or_none_when_settled(study, user):
-    """Ask for the next item until one comes, or until none can come any more.
-
-    "Nothing for you now" is final only when no item the user has not taken still lacks
-    annotations: one held by another annotator comes back if they skip it. That is asked of
-    the database in one statement, after the hand-out said nothing: asking instead whether
-    anyone holds an item misses the skip that lands between the two queries, and the user
-    leaves while the skipped item still needs them.
-    """
+def next_or_none_when_done(study, user):
+    """Ask for the next item, as the API's `next` answers: "nothing free now" is final only
+    when nothing can come back to this user (no item short of annotations that they have not
+    taken), since a held item that another annotator skips, or lets expire, comes back."""
     for _ in range(2000):
         assignment = assignment_next(study=study, user=user)
         if assignment is not None:
             return assignment
-        if study_nothing_left(study=study, user=user).pending == 0:
+        if study_come_back(study=study, user=user).held_by_others == 0:
             return None
         time.sleep(0.005)
-    raise AssertionError(f"{user} kept waiting for items held by others")
+    raise AssertionError(f"{user} kept waiting for held items to come back")
 
 
 def label_until_done(study, user, barrier, errors, skip_rate, seed):
@@ -44,7 +39,7 @@ def label_until_done(study, user, barrier, errors, skip_rate, seed):
         barrier.wait()
         # Bounded: each annotator can take each item at most once.
         for _ in range(ITEMS + 1):
-            assignment = next_or_none_when_settled(study, user)
+            assignment = next_or_none_when_done(study, user)
             if assignment is None:
                 return
             if rng.random() < skip_rate:

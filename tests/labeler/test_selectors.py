@@ -3,9 +3,10 @@ until an item is adjudicated, whatever other role or staff status they have; and
 labels the analyses count."""
 
 import pytest
+from django.utils import timezone
 
-from labeler.models import StudyMember
-from labeler.selectors import FinalLabelRow, study_final_labels
+from labeler.models import Assignment, StudyItem, StudyMember
+from labeler.selectors import FinalLabelRow, study_final_labels, study_items_waiting
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import StudyMemberFactory
@@ -102,3 +103,35 @@ def test_labels_are_final_where_the_annotators_of_a_complete_item_agree_on_every
         row(4, "impact", ("memory-use",)),
         # Item 5 waits for its second annotation: nothing final yet.
     ]
+
+
+def test_items_waiting_are_the_one_i_hold_and_those_with_room_i_have_not_taken(
+    study, annotator, second_annotator, make_user, django_assert_num_queries
+):
+    """Four items, overlap 2: I submit one, skip one and hold one; two others fill the fourth."""
+    items = list(study.items.order_by("position"))
+    third = make_user(username="third")
+    for item, status in zip(items[:3], ("submitted", "skipped", "held"), strict=True):
+        Assignment.objects.create(
+            item=item,
+            study=study,
+            annotator=annotator,
+            status=status,
+            held_at=timezone.now(),
+            skip_reason="cannot_judge" if status == "skipped" else "",
+        )
+    StudyItem.objects.filter(pk__in=[items[0].pk, items[2].pk]).update(claimed=1)
+    for user in (second_annotator, third):
+        Assignment.objects.create(
+            item=items[3], study=study, annotator=user, status="held", held_at=timezone.now()
+        )
+    StudyItem.objects.filter(pk=items[3].pk).update(claimed=2)
+    other = StudyMemberFactory(role="annotator").study
+
+    with django_assert_num_queries(1):
+        waiting = study_items_waiting(user=annotator, studies=[study, other])
+
+    # Mine held (3rd); free for me: the 1st has room but I labelled it, the 2nd I skipped.
+    assert waiting == {study.pk: 1}
+    # Theirs: three with room, and the one they hold.
+    assert study_items_waiting(user=second_annotator, studies=[study]) == {study.pk: 4}

@@ -184,7 +184,7 @@ def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(study):
         + "pytorch/pytorch#1,alice,root-cause,threading,\n"  # 6: duplicate of 2
         + "keras-team/keras#9,alice,root-cause,threading,\n"  # 7: unknown item
         + "pytorch/pytorch#2,carol,root-cause,memory,\n"  # 8: a parent, leaf required
-        + "pytorch/pytorch#2,dave,impact,speed,\n"  # 9: dave has no root-cause
+        + "pytorch/pytorch#2,dave,impact,speed,\n"  # 9: dave's root-cause misspelt on 11
         + "pytorch/pytorch#2,carol,impakt,speed,\n"  # 10: unknown dimension
         + "pytorch/pytorch#2,dave,rootcause,threading,\n"  # 11: unknown dimension
         + "pytorch/pytorch 2,erin,root-cause,threading,\n"  # 12: not an item
@@ -205,8 +205,6 @@ def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(study):
         "or pass --create-missing-reports to create a stub)",
         "l.csv:8: pytorch/pytorch#2, carol, root-cause: 'memory' has sub-categories; choose "
         "one of: memory/leak, memory/bloat",
-        "l.csv:9: pytorch/pytorch#2, dave: no row for required dimension 'root-cause' (dave's "
-        "rows for pytorch/pytorch#2: lines 9, 11)",
         "l.csv:10: pytorch/pytorch#2, carol, impakt: the study does not label dimension "
         "'impakt' (it labels: root-cause, impact); did you mean 'impact'?",
         "l.csv:11: pytorch/pytorch#2, dave, rootcause: the study does not label dimension "
@@ -332,3 +330,91 @@ def test_the_row_cap_counts_bad_rows_too_and_writes_nothing(study):
     assert nothing_written()
     run(study, text.splitlines(keepends=True)[0] + text.splitlines(keepends=True)[1], max_rows=1)
     assert Assignment.objects.count() == 1
+
+
+def test_a_misspelt_dimension_is_one_problem_not_also_a_missing_one(study):
+    found = problems(study, HEADER + "pytorch/pytorch#1,alice,root-cuase,threading,\n")
+
+    assert found == [
+        "l.csv:2: pytorch/pytorch#1, alice, root-cuase: the study does not label dimension "
+        "'root-cuase' (it labels: root-cause, impact); did you mean 'root-cause'?"
+    ]
+
+
+def test_a_misspelt_item_is_one_problem_naming_the_item_it_stands_for(study):
+    found = problems(
+        study,
+        HEADER
+        + "pytorch/pytorch#1,alice,root-cause,threading,\n"
+        + "pytorch/pytorch#11,alice,impact,speed,\n"
+        + "pytorch/pytorch#1,bob,root-cause,threading,\n",
+    )
+
+    # Not also: alice lacks root-cause for #11, and #11 is not imported.
+    assert found == [
+        "l.csv:3: item pytorch/pytorch#11 looks like a typo of pytorch/pytorch#1: alice gives "
+        "only impact for it and only root-cause for pytorch/pytorch#1 (line 2)"
+    ]
+
+
+def test_a_misspelt_annotator_is_one_problem_naming_the_annotator_they_stand_for(study):
+    annotator_of(study, "alice")
+    annotator_of(study, "bob")
+    found = problems(
+        study,
+        HEADER
+        + "pytorch/pytorch#1,alcie,root-cause,threading,\n"
+        + "pytorch/pytorch#1,alice,impact,speed,\n"
+        + "pytorch/pytorch#1,bob,root-cause,threading,\n",
+    )
+
+    # Not also: two missing dimensions, and #1 with 3 annotators at overlap 2. Alice is an
+    # annotator of the study: the misspelling is alcie, though it comes first.
+    assert found == [
+        "l.csv:2: annotator 'alcie' looks like a typo of 'alice': for pytorch/pytorch#1, alcie "
+        "gives only root-cause and alice only impact (line 3)"
+    ]
+
+
+def test_two_annotators_who_each_miss_a_dimension_are_no_typo(study):
+    found = problems(
+        study,
+        HEADER
+        + "pytorch/pytorch#1,alice,impact,speed,\n"
+        + "pytorch/pytorch#1,bob,impact,speed,\n",
+    )
+
+    assert len(found) == 2
+    assert all("no row for required dimension 'root-cause'" in problem for problem in found)
+
+
+def test_the_web_page_names_its_own_way_to_create_missing_reports(study):
+    text = HEADER + "keras-team/keras#9,al,root-cause,threading,\n"
+
+    found = problems(study, text, create_missing_hint="tick the box below")
+
+    assert found == [
+        "l.csv:2: unknown item keras-team/keras#9 (not imported; import its repository first, "
+        "or tick the box below)"
+    ]
+
+
+@pytest.mark.parametrize("key", ["dl-performance-root-causes", "dl-bug-reporting", "dlperf"])
+def test_the_example_for_a_study_is_a_file_it_imports(key):
+    from django.core.management import call_command
+
+    from labeler.services.annotation_import import labels_csv_example
+    from taxonomy.models import Codebook
+
+    call_command("load_codebook", "--builtin", key, verbosity=0)
+    codebook = Codebook.objects.get(key=key)
+    study = LabellingStudyFactory(slug="example", codebook=codebook, overlap=2)
+    study.dimensions.set(codebook.dimensions.all())
+    StudyItemFactory(study=study, report=BugReportFactory(number=7))
+    example = labels_csv_example(study=study)
+
+    summary = annotation_import(study=study, data=example.encode(), source="example.csv")
+
+    assert summary.submissions == 2
+    assert summary.rows == 2 * codebook.dimensions.count()
+    assert any("/" in line.split(",")[3] for line in example.splitlines()[1:])

@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from labeler.models import Annotation, AnnotationVersion, Assignment, Study, StudyItem
@@ -330,3 +331,90 @@ def test_progress_counts(study):
         ("bob", 1, 0, 0, 30),
     ]
     assert [p.username for p in study_progress(study=study, only_user=bob).per_annotator] == ["bob"]
+
+
+def sequence(study, user, skip_every=0):
+    """The items `user` is handed, in order, labelling (or every `skip_every`th skipping) each."""
+    handed = []
+    while (held := assignment_next(study=study, user=user)) is not None:
+        handed.append(held.item_id)
+        if skip_every and len(handed) % skip_every == 0:
+            assignment_skip(assignment_id=held.pk, user=user, reason="cannot_judge")
+        else:
+            assignment_submit(assignment_id=held.pk, user=user, labels=GOOD)
+    return handed
+
+
+@pytest.fixture
+def twenty_items():
+    study = LabellingStudyFactory(overlap=3, seed=11)
+    for position in range(20):
+        StudyItemFactory(study=study, position=position)
+    return study
+
+
+def test_the_shared_order_hands_everyone_the_same_sequence(twenty_items):
+    first, second = sequence(twenty_items, UserFactory()), sequence(twenty_items, UserFactory())
+
+    assert first == second == [item.pk for item in items(twenty_items)]
+
+
+def test_per_annotator_order_gives_each_annotator_their_own_seeded_permutation(twenty_items):
+    twenty_items.item_order = Study.ItemOrder.PER_ANNOTATOR
+    twenty_items.save()
+    alice, bob, carol = UserFactory(), UserFactory(), UserFactory()
+    everything = sorted(item.pk for item in items(twenty_items))
+
+    orders = [
+        sequence(twenty_items, user, skip_every=skip)
+        for user, skip in ((alice, 0), (bob, 4), (carol, 0))
+    ]
+
+    assert all(sorted(order) == everything for order in orders)
+    assert len({tuple(order) for order in orders}) == 3
+    assert orders[0] != [item.pk for item in items(twenty_items)]
+    # Each is the study's items in the annotator's own seeded order: what others took or
+    # skipped in between does not change it.
+    for user, order in zip((alice, bob, carol), orders, strict=True):
+        seed = assignment_service.annotator_order_seed(study_seed=11, user_id=user.pk)
+        expected = (
+            StudyItem.objects.filter(study=twenty_items)
+            .annotate(rank=RawSQL("hashint8extended(position, %s)", [seed]))
+            .order_by("rank", "position")
+        )
+        assert order == [item.pk for item in expected]
+
+
+def test_an_annotators_own_order_depends_on_the_study_seed_and_the_annotator_only():
+    seed = assignment_service.annotator_order_seed
+
+    assert seed(study_seed=11, user_id=5) == seed(study_seed=11, user_id=5)
+    assert len({seed(study_seed=s, user_id=u) for s in (11, 12) for u in (5, 6)}) == 4
+
+
+def test_a_submission_based_on_an_older_version_is_refused_with_the_current_one(study):
+    alice = UserFactory()
+    held = assignment_next(study=study, user=alice)
+    # Two tabs on the same item: both opened it at version 0; the first saves.
+    assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="tab one", version=0)
+
+    with pytest.raises(assignment_service.VersionConflict) as conflict:
+        assignment_submit(
+            assignment_id=held.pk, user=alice, labels={"root-cause": "threading"}, version=0
+        )
+
+    assert conflict.value.current == {
+        "labels": {"root-cause": ["memory/leak"], "impact": ["speed"]},
+        "note": "tab one",
+        "unsure": False,
+        "version": 1,
+    }
+    assert "version 1 was saved since" in str(conflict.value)
+    assert AnnotationVersion.objects.filter(assignment=held).count() == 1
+    # Keeping one's own labels: submit again, revising the version now stored.
+    kept = assignment_submit(
+        assignment_id=held.pk, user=alice, labels={"root-cause": "threading"}, version=1
+    )
+    assert kept.version == 2
+    # Without a version, a submission revises whatever is stored (clients of before).
+    assert assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD).version == 3

@@ -74,6 +74,100 @@ def test_nothing_left_answers_204(study, annotator):
     assert response.content == b""
 
 
+def test_nothing_free_but_items_held_by_others_says_when_to_look_again(make_user):
+    study = LabellingStudyFactory(slug="two", overlap=2)
+    first, second = (StudyItemFactory(study=study, position=p) for p in range(2))
+    me, d, b, c = (make_user(username=name) for name in ("me", "d", "b", "c"))
+    for user in (me, d, b, c):
+        study.members.create(user=user, role="annotator")
+    clients = {user: client_for(user) for user in (me, d, b, c)}
+    mine = next_item(clients[me], "two").json()
+    submit(clients[me], mine["assignment"])
+    # The first item is full (mine and d's hold), but I labelled it: it cannot come back to
+    # me. The second is held by b (for 10 minutes now) and c.
+    holds = {user: next_item(clients[user], "two").json() for user in (d, b, c)}
+    assert [holds[u]["item"] for u in (d, b, c)] == [first.pk, second.pk, second.pk]
+    Assignment.objects.filter(pk=holds[b]["assignment"]).update(
+        held_at=timezone.now() - dt.timedelta(minutes=10)
+    )
+
+    response = next_item(clients[me], "two")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["assignment"], body["held_by_others"]) == (None, 1)
+    assert 20 * 60 - 5 <= body["retry_after_seconds"] <= 20 * 60
+    assert response["Retry-After"] == str(body["retry_after_seconds"])
+
+    for user in (d, b, c):
+        submit(clients[user], holds[user]["assignment"])
+    done = next_item(clients[me], "two")
+    assert done.status_code == 204
+
+
+def test_next_gives_the_version_a_submit_revises(study, annotator):
+    client = client_for(annotator)
+    held = next_item(client).json()
+    assert held["version"] == 0
+    first = client.post(
+        f"/api/assignments/{held['assignment']}/submit/",
+        {"labels": GOOD_LABELS, "version": 0},
+        format="json",
+    )
+    assert first.status_code == 200
+    assert client.get("/api/studies/perf/previous/").json()["version"] == 1
+
+
+def test_a_submit_of_an_older_version_is_a_409_with_both(study, annotator):
+    """Two tabs on one item: the second tab's submit does not replace the first's."""
+    client = client_for(annotator)
+    held = next_item(client).json()
+    url = f"/api/assignments/{held['assignment']}/submit/"
+    client.post(url, {"labels": GOOD_LABELS, "note": "tab one", "version": 0}, format="json")
+
+    response = client.post(
+        url, {"labels": {"root-cause": "threading"}, "version": 0}, format="json"
+    )
+
+    assert response.status_code == 409
+    body = response.json()
+    assert set(body) == {"message", "fields", "current"}
+    assert "version 1 was saved since" in body["message"]
+    assert list(body["fields"]) == ["version"]
+    assert body["current"] == {
+        "labels": {"root-cause": ["memory/leak"], "impact": ["speed"]},
+        "note": "tab one",
+        "unsure": False,
+        "version": 1,
+    }
+    assert Assignment.objects.get(pk=held["assignment"]).version == 1
+    kept = client.post(url, {"labels": {"root-cause": "threading"}, "version": 1}, format="json")
+    assert (kept.status_code, kept.json()["version"]) == (200, 2)
+
+
+def test_a_note_too_long_is_refused_naming_the_note_and_its_limit(study, annotator):
+    client = client_for(annotator)
+    held = next_item(client).json()
+
+    response = client.post(
+        f"/api/assignments/{held['assignment']}/submit/",
+        {"labels": GOOD_LABELS, "note": "x" * 20_000},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "note: at most 10,000 characters"
+
+
+def test_previous_refuses_an_unknown_query_parameter(study, annotator):
+    response = client_for(annotator).get("/api/studies/perf/previous/?befor=3")
+
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "befor: unknown query parameter 'befor': did you mean 'before'?"
+    )
+
+
 def test_submit_answers_the_stored_submission(study, annotator):
     client = client_for(annotator)
     assignment = next_item(client).json()["assignment"]

@@ -212,3 +212,22 @@ def test_create_refuses_bad_sampling_with_the_field_named(study, lead):
     response = client_for(lead).post("/api/studies/", body, format="json")
     assert response.status_code == 400
     assert "sample.confidence" in response.json()["fields"]
+
+
+def test_a_study_names_its_sample_as_a_preview_takes_it(study, lead, repo_reports):
+    client = client_for(lead)
+    sample = {"mode": "size", "size": 2, "stratify": "repository"}
+    created = client.post("/api/studies/", create_body(study, sample=sample), format="json")
+    assert created.status_code == 201, created.json()
+
+    read = client.get("/api/studies/new/").json()
+    again = client.post(
+        "/api/studies/preview/",
+        {name: read[name] for name in ("frame", "sample", "seed")},
+        format="json",
+    )
+
+    assert "sampling" not in read
+    assert read["sample"]["mode"] == "size" and read["sample"]["size"] == 2
+    assert again.status_code == 200, again.json()
+    assert again.json()["sample_size"] == created.json()["batch"]["sample_size"]

@@ -120,11 +120,13 @@ def setup_data(codebook, **overrides):
 
 
 def test_setup_page_only_for_those_who_may_create_studies(client, annotator, researcher):
+    RepositoryFactory(owner="pytorch", name="pytorch")
     client.force_login(annotator)
     assert client.get("/studies/new/").status_code == 403
     client.force_login(researcher)
     html = client.get("/studies/new/").content.decode()
-    assert 'name="sample_mode"' in html and 'name="repositories"' in html
+    assert 'name="sample_mode"' in html
+    assert re.search(r'type="checkbox" name="repositories" value="pytorch/pytorch"', html)
     assert 'data-testid="create-study"' not in html
 
 
@@ -306,7 +308,8 @@ def test_setup_errors_are_shown_next_to_their_fields(client, researcher, frame_r
     ).content.decode()
 
     assert 'data-testid="error-created_to"' in html
-    assert "must not be before created_from" in html
+    assert "must not be before “Opened from”" in html
+    assert "created_from" not in html.split('data-testid="error-created_to"')[1][:200]
     assert 'data-testid="error-dimensions"' in html
     assert 'data-testid="create-study"' not in html
 

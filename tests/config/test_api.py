@@ -1,0 +1,93 @@
+"""The API's lists refuse what they do not understand: an unknown query parameter, or a bad
+value of one they take, is a 400 naming it, never a silently unfiltered list."""
+
+import pytest
+
+from tests.labeler.api.calls import client_for
+from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
+from tests.mining.factories import BugReportFactory
+
+pytestmark = pytest.mark.django_db
+
+LISTS = [
+    "/api/reports/",
+    "/api/imports/",
+    "/api/studies/",
+    "/api/items/",
+    "/api/assignments/",
+    "/api/annotations/",
+    "/api/codebooks/",
+]
+
+
+@pytest.fixture
+def client(admin_user):
+    study = LabellingStudyFactory(slug="perf")
+    StudyItemFactory(study=study)
+    return client_for(admin_user)
+
+
+@pytest.mark.parametrize("url", LISTS)
+def test_every_list_refuses_an_unknown_query_parameter_naming_it(client, url):
+    response = client.get(url, {"assignment": "17"})
+
+    assert response.status_code == 400, response.json()
+    body = response.json()
+    assert list(body["fields"]) == ["assignment"]
+    assert body["message"].startswith("assignment: unknown query parameter 'assignment'")
+
+
+@pytest.mark.parametrize("url", LISTS)
+def test_every_list_takes_its_page_and_format(client, url):
+    response = client.get(url, {"page": "1", "format": "json"})
+
+    assert response.status_code == 200, response.json()
+
+
+def test_an_unknown_parameter_names_the_closest_known_one(client):
+    response = client.get("/api/annotations/", {"anotator": "ann"})
+
+    assert response.json()["fields"] == {
+        "anotator": ["unknown query parameter 'anotator': did you mean 'annotator'?"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("url", "params", "field", "words"),
+    [
+        ("/api/reports/", {"created_after": "garbage"}, "created_after", "not a date"),
+        ("/api/reports/", {"closed_before": "2024-13-01"}, "closed_before", "not a date"),
+        ("/api/reports/", {"has_fix": "maybe"}, "has_fix", "'maybe' is not true or false"),
+        ("/api/items/", {"complete": "perhaps"}, "complete", "is not true or false"),
+        ("/api/reports/", {"state": "half-open"}, "state", "half-open"),
+    ],
+)
+def test_a_bad_value_is_a_400_naming_its_parameter(client, url, params, field, words):
+    response = client.get(url, params)
+
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == [field]
+    assert words in response.json()["message"]
+    assert response.json()["message"].startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize(
+    ("value", "count"), [("true", 0), ("false", 1), ("1", 0), ("no", 1), ("", 1)]
+)
+def test_yes_and_no_are_read_in_their_usual_spellings(client, value, count):
+    response = client.get("/api/items/", {"complete": value})
+
+    assert response.status_code == 200
+    assert response.json()["count"] == count
+
+
+def test_a_date_alone_filters_from_its_midnight(client):
+    BugReportFactory(created_at="2024-05-01T00:00:00Z")
+    BugReportFactory(created_at="2024-04-30T23:59:59Z")
+
+    day = client.get("/api/reports/", {"created_after": "2024-05-01"})
+    moment = client.get("/api/reports/", {"created_after": "2024-04-30T23:00:00Z"})
+
+    assert day.status_code == 200
+    assert {r["created_at"][:10] for r in day.json()["results"]} == {"2024-05-01"}
+    assert moment.json()["count"] == 2
