@@ -23,7 +23,9 @@ TITLES = ["Memory grows every epoch", "Data loader threads deadlock"]
 
 @pytest.fixture
 def study(annotator):
-    study = LabellingStudyFactory(slug="perf", name="Performance bugs", overlap=1)
+    # Two annotations an item, so that one annotator's labels stay open to revision (a single
+    # complete answer would be final).
+    study = LabellingStudyFactory(slug="perf", name="Performance bugs", overlap=2)
     for position, title in enumerate(TITLES):
         StudyItemFactory(study=study, report=BugReportFactory(title=title), position=position)
     StudyMemberFactory(study=study, user=annotator, role="annotator")
@@ -251,6 +253,8 @@ def test_nothing_free_says_how_many_may_come_back_and_when_then_all_done(
     wide, sign_in, annotator, make_user, study
 ):
     page = wide
+    # One annotation an item: the item the other annotator holds is full.
+    study.items.update(needed=1)
     other = make_user(username="other")
     StudyMemberFactory(study=study, user=other, role="annotator")
     held = assignment_next(study=study, user=other)

@@ -65,6 +65,6 @@ def test_a_bad_query_names_the_group_and_the_parameter(reports):
         run("--a", "closed_before=later", "--b", "stat=open")
 
     assert str(caught.value) == (
-        "a: closed_before: Enter a valid date/time.; "
+        "a: closed_before: not a date (YYYY-MM-DD) or an ISO 8601 date and time; "
         "b: stat: unknown parameter 'stat'; did you mean 'state'?"
     )

@@ -85,7 +85,7 @@ def test_reports_filtered_names_every_unknown_repeated_or_bad_parameter():
     errors = caught.value.message_dict
     assert errors["repositry"] == ["unknown parameter 'repositry'; did you mean 'repository'?"]
     assert errors["state"] == ["given 2 times; give it once"]
-    assert errors["created_after"] == ["Enter a valid date/time."]
+    assert errors["created_after"] == ["not a date (YYYY-MM-DD) or an ISO 8601 date and time"]
     assert errors["x"][0].startswith("unknown parameter 'x'; known: candidate, closed_after")
 
 

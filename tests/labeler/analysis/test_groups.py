@@ -47,7 +47,7 @@ def test_bad_parameters_are_named_with_their_group():
     )
 
     assert errors == {
-        "a": ["created_after: Enter a valid date/time."],
+        "a": ["created_after: not a date (YYYY-MM-DD) or an ISO 8601 date and time"],
         "b": [
             "repo: unknown parameter 'repo'; did you mean 'repository'?",
             "state: Select a valid choice. gone is not one of the available choices.",

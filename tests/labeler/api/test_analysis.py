@@ -77,8 +77,13 @@ def test_a_bad_group_is_a_400_naming_the_group_and_the_parameter(annotator, repo
     client = client_for(annotator)
 
     response = client.get(URL, {"a": "created_after=yesterday", "b": B})
-    assert_error(response, "a", "created_after: Enter a valid date/time.")
-    assert response.json()["message"] == "a: created_after: Enter a valid date/time."
+    assert_error(
+        response, "a", "created_after: not a date (YYYY-MM-DD) or an ISO 8601 date and time"
+    )
+    assert (
+        response.json()["message"]
+        == "a: created_after: not a date (YYYY-MM-DD) or an ISO 8601 date and time"
+    )
 
     response = client.get(URL, {"a": A, "b": "candidate=slow&hasfix=true"})
     assert response.json()["fields"] == {

@@ -97,7 +97,7 @@ def test_a_bad_group_is_shown_with_its_parameter(client, annotator, reports):
 
     assert response.status_code == 400
     html = html_of(response)
-    assert "created_after: Enter a valid date/time." in html
+    assert "created_after: not a date (YYYY-MM-DD) or an ISO 8601 date and time" in html
     assert "stat: unknown parameter &#x27;stat&#x27;; did you mean &#x27;state&#x27;?" in html
     assert 'data-testid="comparison"' not in html
 
