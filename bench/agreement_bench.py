@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench_db import database
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -48,18 +50,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--database", default="labeler_agreement_bench")
     parser.add_argument("--keep-db", action="store_true")
     return parser.parse_args()
-
-
-def database(args, action: str) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(f"{args.pg}/postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
-        if action == "create":
-            cursor.execute(f'CREATE DATABASE "{args.database}"')
-    connection.close()
 
 
 def simulated(items: int, seed: int):

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_db import database
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -42,18 +44,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--database", default="labeler_export_bench")
     parser.add_argument("--keep-db", action="store_true")
     return parser.parse_args()
-
-
-def database(args, action: str) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(f"{args.pg}/postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
-        if action == "create":
-            cursor.execute(f'CREATE DATABASE "{args.database}"')
-    connection.close()
 
 
 # Reports with their measures; 40% with one fix commit and its link.
