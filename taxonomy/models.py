@@ -16,6 +16,21 @@ class Codebook(models.Model):
         default=False,
         help_text="Set once a study uses this version; its content can no longer change.",
     )
+    derived_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="revisions",
+        help_text="The version this one was revised from.",
+    )
+    mapping = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="From `derived_from`: {dimension key: {old key path: [new key paths]}}; "
+        "one new path is kept or renamed (several old ones to it: merged), several is split, "
+        "none is removed.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
