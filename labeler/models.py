@@ -56,12 +56,14 @@ class Study(models.Model):
         max_length=10,
         choices=Kind.choices,
         default=Kind.CLOSED,
+        db_default=Kind.CLOSED,
         help_text="Open coding builds a codebook; closed coding applies one.",
     )
     # Off by default: codes written without seeing others' stay independent, at the cost of
     # more synonyms to merge on the board.
     codes_shared = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="Open coding: annotators see, and are offered, the codes others wrote while "
         "the round runs. Off: each sees only their own.",
     )
@@ -320,8 +322,12 @@ class AnnotationVersion(models.Model):
     )
     number = models.PositiveIntegerField()
     labels = models.JSONField(help_text="{dimension key: [category key paths]}")
+    # A database default too: the submission and the imports write versions in raw SQL.
     codes = models.JSONField(
-        default=dict, blank=True, help_text="Open coding: {dimension key: [codes as written]}."
+        default=dict,
+        db_default={},
+        blank=True,
+        help_text="Open coding: {dimension key: [codes as written]}.",
     )
     changes = models.JSONField(
         default=dict, help_text="{dimension key: {from: [...], to: [...]}}; empty for version 1."
