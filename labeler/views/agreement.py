@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from config.csp import chart_styles
 from labeler.agreement import WINDOW_MIN, study_agreement
 from labeler.labels import study_scheme
 from labeler.models import DisagreementReason
@@ -144,6 +145,7 @@ def _trend_rows(trend: dict, dimension: str, level: str) -> list[dict]:
 
 
 @require_GET
+@chart_styles
 def study_agreement_page(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     if not access_sees_agreement(access):

@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from config.csp import chart_styles
 from labeler.analysis.comparison import reports_compare, reports_trend
 from labeler.analysis.groups import report_group, report_groups
 from labeler.analysis.study import LEVELS, study_crosstab, study_label_counts
@@ -74,6 +75,7 @@ def _command(a: str, b: str) -> str:
 
 
 @require_GET
+@chart_styles
 def reports_compare_page(request):
     if any(key.startswith(f"{name}-") for key in request.GET for name in GROUPS):
         queries = {name: _group_query(request.GET, name) for name in GROUPS}
@@ -139,6 +141,7 @@ def trend_rows(trend: dict) -> list[dict]:
 
 
 @require_GET
+@chart_styles
 def study_analysis(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     if not access.can_analyse:

@@ -2,6 +2,8 @@
 // mention the search text; "/" focuses the search box.
 (function () {
   "use strict";
+  const print = document.getElementById("codebook-print");
+  if (print) print.addEventListener("click", function () { window.print(); });
   const input = document.getElementById("codebook-search");
   if (!input) return;
   const empty = document.getElementById("search-empty");

@@ -88,7 +88,11 @@ def chips(page, dimension):
     return page.get_by_test_id(f"chosen-{dimension}").locator(".chip")
 
 
-AT_THE_END = "window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1"
+# A function, not an expression: Playwright evaluates an expression with eval, which the
+# site's Content-Security-Policy refuses.
+AT_THE_END = (
+    "() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1"
+)
 BUILTIN = ["dl-performance-root-causes", "dl-bug-reporting", "dlperf"]
 
 

@@ -1,4 +1,5 @@
-"""Production mode sends a Content-Security-Policy: scripts and styles from the app only."""
+"""Production mode, like every mode, sends a Content-Security-Policy: scripts and styles from
+the app only."""
 
 import json
 import os
@@ -62,5 +63,9 @@ def test_production_mode_sends_the_policy_on_pages_and_the_api():
         assert set(response[1].split("; ")) == POLICY
 
 
-def test_development_mode_sends_no_policy(client):
-    assert "Content-Security-Policy" not in client.get("/accounts/login/")
+def test_every_mode_sends_the_same_policy(client):
+    """Development and the tests run under the policy production sends, so a page that breaks
+    it breaks in the tests (tests/browser/test_content_security_policy.py)."""
+    response = client.get("/accounts/login/")
+
+    assert set(response["Content-Security-Policy"].split("; ")) == POLICY
