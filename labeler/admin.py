@@ -19,6 +19,10 @@ from labeler.models import (
     Annotation,
     AnnotationVersion,
     Assignment,
+    Board,
+    BoardEvent,
+    Code,
+    CodeUse,
     FinalLabel,
     FinalLabelEvent,
     LabelImport,
@@ -26,8 +30,9 @@ from labeler.models import (
     StudyBatch,
     StudyItem,
     StudyMember,
+    Theme,
 )
-from labeler.permissions import labels_hidden_from
+from labeler.permissions import board_hidden_from, labels_hidden_from
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -48,6 +53,18 @@ class BlindAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).exclude(labels_hidden_from(request.user))
+
+
+class BoardRowsAdmin(ReadOnlyAdmin):
+    """A code board's rows, changed only on the board (where every change is kept and can be
+    undone), hidden from annotators of the study."""
+
+    study_path = "board__study"
+
+    def get_queryset(self, request):
+        return (
+            super().get_queryset(request).exclude(board_hidden_from(request.user, self.study_path))
+        )
 
 
 class StudyMemberInline(admin.TabularInline):
@@ -168,3 +185,41 @@ class LabelImportAdmin(ReadOnlyAdmin):
     list_display = ["file_name", "study", "imported_by", "rows", "sha256", "created_at"]
     list_filter = ["study"]
     list_select_related = ["study", "imported_by"]
+
+
+@admin.register(Board)
+class BoardAdmin(BoardRowsAdmin):
+    study_path = "study"
+    list_display = ["study", "kind", "base", "frozen_into", "frozen_at", "created_at"]
+    list_filter = ["study", "kind"]
+    list_select_related = ["study", "base", "frozen_into"]
+
+
+@admin.register(Theme)
+class ThemeAdmin(BoardRowsAdmin):
+    list_display = ["board", "dimension", "key", "name", "parent", "position"]
+    list_filter = ["board__study"]
+    list_select_related = ["board__study", "dimension", "parent"]
+
+
+@admin.register(Code)
+class CodeAdmin(BoardRowsAdmin):
+    list_display = ["board", "dimension", "name", "theme", "merged_into", "created_at"]
+    list_filter = ["board__study"]
+    search_fields = ["name"]
+    list_select_related = ["board__study", "dimension", "theme", "merged_into"]
+
+
+@admin.register(CodeUse)
+class CodeUseAdmin(BlindAdmin):
+    list_display = ["code", "item", "annotator", "written_as", "created_at"]
+    list_filter = ["item__study"]
+    search_fields = ["written_as", "annotator__username"]
+    list_select_related = ["code", "item__study", "item__report__repository", "annotator"]
+
+
+@admin.register(BoardEvent)
+class BoardEventAdmin(BoardRowsAdmin):
+    list_display = ["board", "user", "action", "description", "created_at", "undone_at"]
+    list_filter = ["board__study", "action"]
+    list_select_related = ["board__study", "user"]

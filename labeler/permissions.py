@@ -166,3 +166,12 @@ def labels_hidden_from(user) -> Q:
     return (
         Q(item__study__in=annotates_in) & ~Q(annotator=user) & Q(item__adjudicated_at__isnull=True)
     )
+
+
+def board_hidden_from(user, study: str = "study") -> Q:
+    """The code board is its leads' work: in lists that otherwise show everything, such as the
+    admin's, boards and what is on them are hidden from annotators of the study, so that the
+    codes others wrote reach them only as the study's `codes_shared` says (and only in the
+    labelling page). `study` is the path from the rows to their study."""
+    annotates_in = StudyMember.objects.filter(user=user, role=MemberRole.ANNOTATOR).values("study")
+    return Q(**{f"{study}__in": annotates_in})

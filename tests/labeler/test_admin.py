@@ -5,7 +5,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.utils import timezone
 
-from labeler.models import Assignment, StudyItem
+from labeler.models import Assignment, Board, BoardEvent, Code, CodeUse, Study, StudyItem, Theme
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import (
@@ -225,3 +225,55 @@ def test_a_staff_member_who_labels_nowhere_sees_everyone(admin_client, two_studi
     _, people = two_studies
 
     assert listed_annotators(admin_client, model) == {user.username for user in people.values()}
+
+
+BOARD_MODELS = ["board", "theme", "code", "codeuse", "boardevent"]
+
+
+@pytest.fixture
+def two_boards(two_studies):
+    """A board with a theme, a code, its use and an event on each study of `two_studies`."""
+    lead, people = two_studies
+    now = timezone.now()
+    for study, annotator in (
+        (Study.objects.get(slug="perf"), people["other's"]),
+        (Study.objects.get(slug="other"), people["elsewhere"]),
+    ):
+        board = Board.objects.create(study=study, kind="open", created_at=now)
+        dimension = study.dimensions.first()
+        theme = Theme.objects.create(board=board, dimension=dimension, key="memory", name="Memory")
+        code = Code.objects.create(
+            board=board, dimension=dimension, name="leak", theme=theme, created_at=now
+        )
+        assignment = Assignment.objects.get(study=study, annotator=annotator)
+        CodeUse.objects.create(
+            code=code,
+            assignment=assignment,
+            item=assignment.item,
+            annotator=annotator,
+            written_as="leak",
+            created_at=now,
+        )
+        BoardEvent.objects.create(
+            board=board, action="group", description="leak to Memory", created_at=now
+        )
+    return lead
+
+
+def listed_studies(client, model):
+    listing = client.get(f"/admin/labeler/{model}/")
+    assert listing.status_code == 200
+    path = {"board": "study", "codeuse": "item__study"}.get(model, "board__study")
+    return set(listing.context["cl"].queryset.values_list(f"{path}__slug", flat=True))
+
+
+@pytest.mark.parametrize("model", BOARD_MODELS)
+def test_a_staff_annotator_sees_no_board_of_a_study_they_label(client, two_boards, model):
+    client.force_login(two_boards)
+
+    assert listed_studies(client, model) == {"other"}
+
+
+@pytest.mark.parametrize("model", BOARD_MODELS)
+def test_a_staff_member_who_labels_nowhere_sees_every_board(admin_client, two_boards, model):
+    assert listed_studies(admin_client, model) == {"perf", "other"}
