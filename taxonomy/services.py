@@ -12,7 +12,11 @@ from taxonomy.models import Category, Codebook, Dimension
 
 
 def codebook_spec_hash(spec: CodebookSpec) -> str:
-    canonical = json.dumps(asdict(spec), sort_keys=True, ensure_ascii=False)
+    content = asdict(spec)
+    if spec.revises is None:
+        # Versions that revise none hash as they did before `revises` existed.
+        del content["revises"]
+    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -5,9 +5,9 @@ import dataclasses
 import pytest
 from django.core.exceptions import ValidationError
 
-from taxonomy.codebook_file import parse_codebook
+from taxonomy.codebook_file import RevisesSpec, parse_codebook
 from taxonomy.models import Category, Codebook, Dimension
-from taxonomy.services import codebook_freeze, codebook_load
+from taxonomy.services import codebook_freeze, codebook_load, codebook_spec_hash
 from tests.taxonomy.test_codebook_file import GOOD
 
 pytestmark = pytest.mark.django_db
@@ -103,3 +103,13 @@ def test_a_failure_midway_leaves_the_database_as_it_was():
         codebook_load(spec=spec)
 
     assert snapshot() == before
+
+
+def test_a_version_that_revises_none_hashes_as_before_revises_existed():
+    spec = parse_codebook(GOOD)
+
+    assert codebook_spec_hash(spec) == (
+        "063001dab68d33f09d5982ca37b9d129fa4e0027af3e75b1313cf3f92e3417a2"
+    )
+    revised = dataclasses.replace(spec, revises=RevisesSpec(version="2.0", mapping={}))
+    assert codebook_spec_hash(revised) != codebook_spec_hash(spec)
