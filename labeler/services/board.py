@@ -33,7 +33,7 @@ from labeler.board import NOT_UNDONE, board_dimensions, theme_paths, themes_in_o
 from labeler.models import Board, BoardEvent, Code, CodeUse, Study, Theme
 from taxonomy.codebook_file import KEY_PATTERN, CategorySpec, CodebookSpec, DimensionSpec
 from taxonomy.models import Codebook, Dimension
-from taxonomy.services import codebook_freeze, codebook_load
+from taxonomy.services import codebook_freeze, codebook_load, codebook_revise
 
 CODE_NAME_MAX = 120
 THEME_NAME_MAX = 200
@@ -475,7 +475,7 @@ def theme_create(
     )
     siblings = list(
         _siblings(board=board, dimension_id=dimension.pk, parent_id=parent_id).values_list(
-            "pk", flat=True
+            "pk", "position"
         )
     )
     theme = Theme.objects.create(
@@ -488,14 +488,13 @@ def theme_create(
         include=_text(include, field="include"),
         exclude=_text(exclude, field="exclude"),
         examples=_examples(examples),
-        position=len(siblings),
+        position=max((at for _, at in siblings), default=-1) + 1,
     )
     change = _Change()
     if position is not None and position < len(siblings):
-        _place(
-            change=change,
-            ordered=[*siblings[: max(position, 0)], theme.pk, *siblings[max(position, 0) :]],
-        )
+        ids = [pk for pk, _ in siblings]
+        at = max(position, 0)
+        _place(change=change, ordered=[*ids[:at], theme.pk, *ids[at:]])
     change.created("theme", theme.pk)
     under = f" under “{parent.name}”" if parent else ""
     _record(
@@ -855,6 +854,12 @@ def board_revision_start(*, study: Study, user) -> Board:
     cards = 0
     for dimension in base.dimensions.order_by("position").prefetch_related("categories"):
         categories = sorted(dimension.categories.all(), key=lambda c: (c.position, c.pk))
+        # Numbered 0, 1, … among their siblings, as the board numbers its themes.
+        among: dict[int | None, int] = defaultdict(int)
+        place = {}
+        for category in categories:
+            place[category.pk] = among[category.parent_id]
+            among[category.parent_id] += 1
         themes = Theme.objects.bulk_create(
             [
                 Theme(
@@ -866,7 +871,7 @@ def board_revision_start(*, study: Study, user) -> Board:
                     include=category.include,
                     exclude=category.exclude,
                     examples=list(category.examples),
-                    position=category.position,
+                    position=place[category.pk],
                 )
                 for category in categories
             ]
@@ -905,9 +910,9 @@ def board_revision_start(*, study: Study, user) -> Board:
 
 def _freeze_spec(
     *, board: Board, key: str, version: str, name: str, leave_out_ungrouped: bool
-) -> tuple[CodebookSpec, dict, list[Code]]:
+) -> tuple[CodebookSpec, dict, list[Code], dict[int, str]]:
     """The codebook the board's themes make, checked before anything is written: (spec,
-    frozen map, the board's cards). Every problem is named at once."""
+    frozen map, the board's cards, theme paths). Every problem is named at once."""
     problems: dict[str, list[str]] = defaultdict(list)
     key, version, name = str(key or "").strip(), str(version or "").strip(), str(name or "").strip()
     if not KEY_PATTERN.match(key):
@@ -991,7 +996,22 @@ def _freeze_spec(
         card = active[code.merged_into_id] if code.merged_into_id else code
         if card.theme_id is not None:
             frozen_map[keys[code.dimension_id]][code.name] = paths[card.theme_id]
-    return spec, frozen_map, codes
+    return spec, frozen_map, codes, paths
+
+
+def _revision_mapping(*, board: Board, codes: list[Code], paths: dict[int, str]) -> dict:
+    """{dimension key: {old path: [new paths]}}: where each category of the base version went,
+    through its card, the cards merged into it and its split copies; [] when all of them were
+    left out."""
+    keys = {dimension.pk: dimension.key for dimension in board_dimensions(board=board)}
+    active = {code.pk: code for code in codes if code.merged_into_id is None}
+    mapping: dict[str, dict[str, list[str]]] = {key: {} for key in keys.values()}
+    for code in codes:
+        card = active[code.merged_into_id] if code.merged_into_id else code
+        went = mapping[keys[code.dimension_id]].setdefault(code.source_path, [])
+        if card.theme_id is not None and paths[card.theme_id] not in went:
+            went.append(paths[card.theme_id])
+    return {key: {old: sorted(new) for old, new in found.items()} for key, found in mapping.items()}
 
 
 @transaction.atomic
@@ -1008,14 +1028,18 @@ def board_freeze(
     make (taxonomy.services.codebook_revise).
     """
     board = _board_locked(board)
-    spec, frozen_map, codes = _freeze_spec(
+    spec, frozen_map, codes, paths = _freeze_spec(
         board=board,
         key=key,
         version=version,
         name=name,
         leave_out_ungrouped=leave_out_ungrouped,
     )
-    codebook, _ = codebook_load(spec=spec)
+    if board.kind == Board.Kind.REVISION:
+        mapping = _revision_mapping(board=board, codes=codes, paths=paths)
+        codebook = codebook_revise(base=board.base, spec=spec, mapping=mapping)
+    else:
+        codebook, _ = codebook_load(spec=spec)
     codebook_freeze(codebook=codebook)
     now = timezone.now()
     board.frozen_into = codebook
