@@ -10,6 +10,7 @@ after merges and splits.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -227,6 +228,8 @@ def _revision_facts(board: Board) -> tuple[dict, dict]:
     for key, item_id, reason, rationale, final, answers, repository, number in _fetch(
         DISAGREEMENTS_SQL, [board.study_id]
     ):
+        # The driver hands JSON over as text here (Django decodes it only for model fields).
+        final, answers = json.loads(final), json.loads(answers)
         entry = {
             "item": item_id,
             "report": f"{repository}#{number}",
