@@ -154,7 +154,7 @@ def board_header(board: Board) -> dict:
 
 def board_get(*, pk: int) -> Board:
     return Board.objects.select_related(
-        "study", "base", "frozen_into", "frozen_by", "created_by"
+        "study__codebook", "base", "frozen_into", "frozen_by", "created_by"
     ).get(pk=pk)
 
 
@@ -321,7 +321,7 @@ def board_state(*, board: Board, real_names: bool = False) -> dict:
     history = list(board_history(board=board)[:HISTORY_SHOWN])
     undo = board_undo_next(board=board)
     return {
-        "study": {"slug": study.slug, "kind": study.kind},
+        "study": _study(study),
         "board": board_header(board),
         "dimensions": [
             {
@@ -341,6 +341,25 @@ def board_state(*, board: Board, real_names: bool = False) -> dict:
         "history": [event_row(event) for event in history],
         "history_total": board.events.count(),
         "undo": {"id": undo.pk, "description": undo.description} if undo else None,
+        "names": "real" if real_names else "pseudonyms",
+    }
+
+
+def _study(study) -> dict:
+    return {"slug": study.slug, "kind": study.kind, "codebook": _codebook(study.codebook)}
+
+
+def board_state_none(*, study, real_names: bool = False) -> dict:
+    """The state of a study without a board yet (a closed study nobody revises)."""
+    return {
+        "study": _study(study),
+        "board": None,
+        "dimensions": [],
+        "themes": [],
+        "codes": [],
+        "history": [],
+        "history_total": 0,
+        "undo": None,
         "names": "real" if real_names else "pseudonyms",
     }
 

@@ -800,7 +800,7 @@ def study_board_current(*, study: Study) -> Board | None:
     open-coding study always has one (made here if need be); a closed study has one once a
     lead starts revising its codebook version."""
     boards = Board.objects.filter(study=study).select_related(
-        "study", "base", "frozen_into", "frozen_by", "created_by"
+        "study__codebook", "base", "frozen_into", "frozen_by", "created_by"
     )
     board = (
         boards.filter(frozen_into__isnull=True).first()
