@@ -622,7 +622,7 @@ def theme_move(
         board=board,
         user=user,
         action="theme_move",
-        description=f"moved {_what(theme)} {where}, position {at + 1}",
+        description=f"moved “{theme.name}” {where}, position {at + 1}",
         change=change,
     )
     theme.refresh_from_db()

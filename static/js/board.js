@@ -38,7 +38,7 @@ function errorText(error) {
 }
 
 function frozen() {
-  return state.board.board && state.board.board.frozen;
+  return Boolean(state.board && state.board.board && state.board.board.frozen);
 }
 
 // Reading the board
@@ -205,7 +205,7 @@ function focusCurrent() {
 
 function chip(code) {
   const node = el("span", {
-    className: "chip" + (code.id === state.current ? " current" : ""), "data-id": code.id, "data-testid": "chip",
+    className: "code-chip" + (code.id === state.current ? " current" : ""), "data-id": code.id, "data-testid": "chip",
     draggable: frozen() ? null : "true", title: countsText(code), text: code.name + " (" + code.uses + ")",
   });
   node.addEventListener("click", function () {
@@ -234,8 +234,8 @@ function dropZone(node, accepts, onDrop) {
   });
 }
 
-function themeButton(text, label, action) {
-  const button = el("button", { type: "button", text: text, "aria-label": label, title: label, "data-testid": "theme-" + label.split(" ")[0].toLowerCase() });
+function themeButton(text, label, name, action) {
+  const button = el("button", { type: "button", text: text, "aria-label": label, title: label, "data-testid": "theme-" + name });
   button.addEventListener("click", action);
   return button;
 }
@@ -250,11 +250,11 @@ function themeNode(theme) {
     const peers = siblings(theme);
     const at = peers.findIndex((peer) => peer.id === theme.id);
     const buttons = el("span", { className: "theme-buttons" },
-      themeButton("Edit", "Edit " + theme.name, () => editTheme(theme)),
-      themeButton("+", "Add a sub-category to " + theme.name, () => newTheme(theme.id)));
-    if (at > 0) buttons.append(themeButton("↑", "Up: " + theme.name, () => moveTheme(theme, theme.parent, at - 1)));
-    if (at < peers.length - 1) buttons.append(themeButton("↓", "Down: " + theme.name, () => moveTheme(theme, theme.parent, at + 1)));
-    buttons.append(themeButton("✕", "Delete " + theme.name, () => deleteTheme(theme)));
+      themeButton("Edit", "Edit " + theme.name, "edit", () => editTheme(theme)),
+      themeButton("+", "Add a sub-category to " + theme.name, "add", () => newTheme(theme.id)));
+    if (at > 0) buttons.append(themeButton("↑", "Move " + theme.name + " up", "up", () => moveTheme(theme, theme.parent, at - 1)));
+    if (at < peers.length - 1) buttons.append(themeButton("↓", "Move " + theme.name + " down", "down", () => moveTheme(theme, theme.parent, at + 1)));
+    buttons.append(themeButton("✕", "Delete " + theme.name, "delete", () => deleteTheme(theme)));
     head.append(buttons);
   }
   head.addEventListener("dragstart", function (event) {
@@ -319,7 +319,7 @@ function renderFreeze() {
 function setCurrent(id) {
   state.current = id;
   renderCodes();
-  byId("tree").querySelectorAll(".chip").forEach((node) => node.classList.toggle("current", Number(node.dataset.id) === id));
+  byId("tree").querySelectorAll(".code-chip").forEach((node) => node.classList.toggle("current", Number(node.dataset.id) === id));
 }
 
 function move(step) {
@@ -379,6 +379,7 @@ async function tryChange(method, path, body) {
 }
 
 function refuseFrozen() {
+  if (!state.board) return true;
   if (!frozen()) return false;
   setStatus("The board is frozen: it no longer changes.", true);
   return true;
@@ -424,7 +425,9 @@ function openDialog(title, body, action, okText) {
   byId("dialog-ok").textContent = (okText || "OK") + " (Enter)";
   state.dialogAction = action;
   byId("dialog").showModal();
-  const first = byId("dialog-body").querySelector("[autofocus], input:checked, input, textarea, select");
+  const box = byId("dialog-body");
+  const first = ["input[type=radio]:checked", "input[type=text]", "input, textarea, select"]
+    .map((selector) => box.querySelector(selector)).find(Boolean);
   if (first) {
     first.focus();
     if (first.select && first.type === "text") first.select();
@@ -706,9 +709,9 @@ function wire() {
       byId("dialog-ok").disabled = false;
     }
   });
-  // Enter on a tick box or a radio button confirms too, as it does in a text box.
+  // Enter on a tick box, a radio button or a list confirms too, as it does in a text box.
   byId("dialog").addEventListener("keydown", function (event) {
-    if (event.key === "Enter" && event.target.matches("input[type=checkbox], input[type=radio]")) {
+    if (event.key === "Enter" && event.target.matches("input[type=checkbox], input[type=radio], select")) {
       event.preventDefault();
       byId("dialog-form").requestSubmit();
     }

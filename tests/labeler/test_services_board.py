@@ -430,7 +430,7 @@ def test_theme_move_under_another_and_back_to_the_top(coded):
     ]
     top = Theme.objects.filter(board=board, parent=None).order_by("position")
     assert [(t.key, t.position) for t in top] == [("memory", 0), ("threads", 1)]
-    assert latest(board).description == "moved category “Bloat” under “Memory”, position 1"
+    assert latest(board).description == "moved “Bloat” under “Memory”, position 1"
 
     with pytest.raises(ValidationError) as error:
         theme_move(board=board, theme_id=memory.pk, parent_id=leak.pk, user=lead)
