@@ -112,13 +112,23 @@ function renderDimensions() {
   nav.hidden = state.board.dimensions.length < 2;
 }
 
+function revision() {
+  return Boolean(state.board && state.board.board && state.board.board.kind === "revision");
+}
+
+// A revision board's cards carry no uses: what counts there is the study's final labels.
 function countsText(item) {
+  if (revision()) return item.final_labels === undefined ? "" : plural(item.final_labels, "final label");
   return plural(item.uses, "use") + " · " + plural(item.reports, "report");
+}
+
+function chipCount(code) {
+  return revision() ? code.final_labels : code.uses;
 }
 
 function revisionFacts(code) {
   const facts = el("div", { className: "code-meta" },
-    el("span", { "data-testid": "final-labels", text: plural(code.final_labels, "final label") + " in this study" }));
+    el("span", { "data-testid": "final-labels", text: plural(code.final_labels, "final label") + " in this study on " + code.sources.join(", ") }));
   const reasons = Object.entries(code.reasons);
   if (reasons.length) {
     facts.append(" · disagreements: ", el("span", { className: "reasons-list" },
@@ -206,7 +216,7 @@ function focusCurrent() {
 function chip(code) {
   const node = el("span", {
     className: "code-chip" + (code.id === state.current ? " current" : ""), "data-id": code.id, "data-testid": "chip",
-    draggable: frozen() ? null : "true", title: countsText(code), text: code.name + " (" + code.uses + ")",
+    draggable: frozen() ? null : "true", title: countsText(code), text: code.name + " (" + chipCount(code) + ")",
   });
   node.addEventListener("click", function () {
     state.filter = "";
@@ -245,7 +255,7 @@ function themeNode(theme) {
   const head = el("div", { className: "theme-head", draggable: frozen() ? null : "true" },
     el("span", { className: "theme-name", "data-testid": "theme-name", text: theme.name }),
     el("code", { text: theme.path }),
-    el("span", { className: "muted small", "data-testid": "theme-counts", text: plural(theme.all_codes, "code") + " · " + countsText(theme) }));
+    el("span", { className: "muted small", "data-testid": "theme-counts", text: revision() ? plural(theme.all_codes, "card") : plural(theme.all_codes, "code") + " · " + countsText(theme) }));
   if (!frozen()) {
     const peers = siblings(theme);
     const at = peers.findIndex((peer) => peer.id === theme.id);
@@ -379,7 +389,10 @@ async function tryChange(method, path, body) {
 }
 
 function refuseFrozen() {
-  if (!state.board) return true;
+  if (!state.board) {
+    setStatus("The board is still loading.", true);
+    return true;
+  }
   if (!frozen()) return false;
   setStatus("The board is frozen: it no longer changes.", true);
   return true;
@@ -753,7 +766,11 @@ async function load() {
   }
 }
 
-if (byId("start-revision")) byId("start-revision").addEventListener("click", startRevision);
+// The button waits for this script: a click before it ran would do nothing.
+if (byId("start-revision")) {
+  byId("start-revision").addEventListener("click", startRevision);
+  byId("start-revision").disabled = false;
+}
 if (byId("codes")) {
   wire();
   load().then(focusCurrent);

@@ -12,7 +12,10 @@ from playwright.sync_api import expect
 
 from labeler.models import Board, Code, Theme
 from labeler.roles import Role
+from labeler.services.adjudication import item_adjudicate
+from taxonomy.models import Codebook
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
+from tests.labeler.final_labels import decided_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -313,3 +316,59 @@ def test_a_lead_sorts_the_codes_by_mouse_and_freezes_the_board(board_page, sign_
     rows = page.get_by_test_id("carry-over").locator("tbody tr")
     expect(rows.first).to_contain_text("octo/torch#1")
     expect(rows.first).to_contain_text("computation")
+
+
+def test_a_lead_revises_a_closed_studys_codebook_on_a_board(
+    board_page, sign_in, annotator, lead, researcher, make_user
+):
+    page = board_page
+    study = decided_study(
+        annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
+    )
+    disputed = items_of(study)[3]
+    item_adjudicate(
+        item_id=disputed.pk,
+        user=lead,
+        decisions={
+            "root-cause": {
+                "value": "threading",
+                "rationale": "The fix adds a lock.",
+                "reason": "codebook_ambiguity",
+            }
+        },
+    )
+    sign_in(lead)
+    page.goto("/studies/perf/")
+    page.get_by_test_id("board-link").click()
+    page.get_by_test_id("start-revision").click()
+    code = page.get_by_test_id("code")
+    expect(code).to_have_count(4)
+    threading = code.filter(has=page.get_by_text("threading", exact=True))
+    expect(threading.get_by_test_id("final-labels")).to_have_text(
+        "3 final labels in this study on threading"
+    )
+    expect(threading).to_contain_text("codebook ambiguity 1")
+    threading.get_by_text("Rationales (1)").click()
+    expect(threading).to_contain_text("The fix adds a lock.")
+
+    # The threading card is split: its copy goes under a new category "Deadlock".
+    threading.get_by_test_id("split-button").click()
+    page.get_by_test_id("dialog").get_by_label("Name of the copy").fill("Threading: deadlocks")
+    page.keyboard.press("Enter")
+    expect(code).to_have_count(5)
+    copy = code.filter(has_text="Threading: deadlocks")
+    copy.get_by_test_id("code-name").click()
+    page.keyboard.press("g")
+    page.locator('#dialog-body input[value="new"]').check()
+    page.get_by_test_id("dialog").locator("input[name=new_name]").fill("Deadlock")
+    page.keyboard.press("Enter")
+    expect(page.locator('[data-path="deadlock"]').get_by_test_id("chip")).to_have_text(
+        ["Threading: deadlocks (3)"]
+    )
+    page.screenshot(path="test-artifacts/board-revision.png", full_page=True)
+    page.get_by_test_id("freeze-version").fill("2.0")
+    page.get_by_test_id("freeze-submit").click()
+    expect(page.get_by_test_id("frozen")).to_contain_text("v2.0")
+    revised = Codebook.objects.get(key=study.codebook.key, version="2.0")
+    assert revised.derived_from == study.codebook
+    assert revised.mapping["root-cause"]["threading"] == ["deadlock", "threading"]
