@@ -147,13 +147,13 @@ def _quoted(names: list[str]) -> str:
 # Cards
 
 
-def code_name_clean(name: str, *, field: str = "name") -> str:
+def code_name_clean(name: str) -> str:
     """A card's name trimmed, whitespace collapsed, 1 to 120 characters."""
     text = " ".join(str(name or "").split())
     if not text:
-        raise ValidationError({field: "a code needs a name"})
+        raise ValidationError({"name": "a code needs a name"})
     if len(text) > CODE_NAME_MAX:
-        raise ValidationError({field: f"at most {CODE_NAME_MAX} characters, not {len(text)}"})
+        raise ValidationError({"name": f"at most {CODE_NAME_MAX} characters, not {len(text)}"})
     return text
 
 
@@ -195,8 +195,8 @@ def _codes_locked(*, board: Board, ids: Iterable[int], field: str) -> list[Code]
     return [found[pk] for pk in ids]
 
 
-def _code_locked(*, board: Board, code_id: int) -> Code:
-    return _codes_locked(board=board, ids=[code_id], field="code")[0]
+def _code_locked(*, board: Board, code_id: int, field: str = "code") -> Code:
+    return _codes_locked(board=board, ids=[code_id], field=field)[0]
 
 
 @transaction.atomic
@@ -231,7 +231,7 @@ def codes_merge(*, board: Board, code_ids: list[int], into_id: int, user) -> Cod
     ids = [pk for pk in dict.fromkeys(code_ids) if pk != into_id]
     if not ids:
         raise ValidationError({"codes": "name at least one code to merge into another"})
-    target = _code_locked(board=board, code_id=into_id)
+    target = _code_locked(board=board, code_id=into_id, field="into")
     sources = _codes_locked(board=board, ids=ids, field="codes")
     other = [code for code in sources if code.dimension_id != target.dimension_id]
     if other:

@@ -223,6 +223,9 @@ def test_merge_refuses_codes_of_another_dimension_merged_codes_and_nothing(coded
     with pytest.raises(ValidationError) as error:
         codes_merge(board=board, code_ids=[999_999], into_id=loop.pk, user=lead)
     assert errors_of(error)["codes"] == ["no code 999999 on this board"]
+    with pytest.raises(ValidationError) as error:
+        codes_merge(board=board, code_ids=[loop.pk], into_id=999_999, user=lead)
+    assert errors_of(error)["into"] == ["no code 999999 on this board"]
 
 
 def test_a_code_of_another_board_is_not_found(coded):
