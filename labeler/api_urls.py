@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import adjudication, agreement, export
+from labeler.api import adjudication, agreement, board, export
 from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
@@ -43,5 +43,6 @@ urlpatterns = [
     *agreement.urlpatterns,
     *adjudication.urlpatterns,
     *export.urlpatterns,
+    *board.urlpatterns,
     *router.urls,
 ]

@@ -158,6 +158,15 @@ def access_adjudicates(access: StudyAccess) -> bool:
     return access.sees_all_labels
 
 
+def access_sorts_board(access: StudyAccess, *, study: Study) -> bool:
+    """The study's board shows every annotator's codes (a revision board, its adjudication
+    rationales): its leads (and staff) who do not label in it; one who labels too, only in
+    an open-coding study that shares codes anyway, so whoever labels stays blind to the
+    others' codes unless the study says otherwise."""
+    shared = study.kind == Study.Kind.OPEN and study.codes_shared
+    return access.can_lead and (not access.can_label or shared)
+
+
 def labels_hidden_from(user) -> Q:
     """The blind rule as a filter on labels (annotations, their versions, assignments), for
     lists that otherwise show everything, such as the admin's: another annotator's labels on an

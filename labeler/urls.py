@@ -7,6 +7,7 @@ from labeler.views import (
     adjudication,
     agreement,
     analysis,
+    board,
     export,
     items,
     labelling,
@@ -34,6 +35,9 @@ study_patterns = [
         name="adjudicate-item",
     ),
     path("studies/<slug:slug>/policy/", adjudication.study_policy, name="policy"),
+    path("studies/<slug:slug>/board/", board.board_page, name="board"),
+    path("studies/<slug:slug>/board/carry-over/", board.carry_over_page, name="carry-over"),
+    path("studies/<slug:slug>/board/carry-over.csv", board.carry_over_csv, name="carry-over-csv"),
     path(
         "studies/<slug:slug>/items/<int:item_id>/history/",
         items.item_history_page,

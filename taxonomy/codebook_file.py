@@ -1,7 +1,8 @@
-"""Read and validate a codebook file (YAML). Pure: no Django.
+"""Read, validate and write a codebook file (YAML). Pure: no Django.
 
 Every problem is reported with the file, the line and the path inside the document, and all
 problems are collected before anything is written, so a bad file never half-loads.
+`codebook_yaml` writes the file `parse_codebook` reads back into an equal spec.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ KEY_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PATH_SEPARATOR = "/"
 _PARENT_PATH = re.compile(r"(?:^|\.)[^.\[\]]+$|\[\d+\]$")
 
-CODEBOOK_FIELDS = {"key", "name", "version", "description", "source", "dimensions"}
+CODEBOOK_FIELDS = {"key", "name", "version", "description", "source", "revises", "dimensions"}
+REVISES_FIELDS = {"version", "mapping"}
 DIMENSION_FIELDS = {"key", "name", "help", "multiple", "required", "leaf_only", "categories"}
 CATEGORY_FIELDS = {"key", "parent", "name", "definition", "include", "exclude", "examples"}
 # A codebook is a few levels deep (dimensions, categories, their fields); far deeper nesting
@@ -66,6 +68,16 @@ class DimensionSpec:
 
 
 @dataclass(frozen=True)
+class RevisesSpec:
+    """The version of the same codebook this one revises, and where each of its categories
+    went: {dimension key: {old key path: (new key paths)}}; one new path is kept or renamed
+    (several old ones to the same: merged), several is split, none is removed."""
+
+    version: str
+    mapping: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class CodebookSpec:
     key: str
     name: str
@@ -73,6 +85,7 @@ class CodebookSpec:
     description: str = ""
     source: str = ""
     dimensions: tuple[DimensionSpec, ...] = field(default_factory=tuple)
+    revises: RevisesSpec | None = None
 
 
 class _Refused(yaml.YAMLError):
@@ -293,6 +306,34 @@ def _dimension(doc: _Document, data, path: str) -> DimensionSpec | None:
     )
 
 
+def _revises(doc: _Document, data, path: str) -> RevisesSpec | None:
+    if not _check_fields(doc, data, path, REVISES_FIELDS, "the 'revises' block"):
+        return None
+    version = _text(doc, data, "version", path, required=True)
+    raw = data.get("mapping")
+    if not isinstance(raw, dict):
+        doc.problem(
+            f"{path}.mapping" if raw is not None else path,
+            "'mapping' must map each dimension key to {old key path: [new key paths]}",
+        )
+        return None
+    mapping: dict[str, dict[str, tuple[str, ...]]] = {}
+    for dimension, paths in raw.items():
+        where = f"{path}.mapping.{dimension}"
+        if not isinstance(paths, dict):
+            doc.problem(where, "must map each old key path to a list of new key paths")
+            continue
+        mapping[dimension] = {}
+        for old, new in paths.items():
+            if isinstance(new, str):
+                new = [new]
+            if not isinstance(new, list) or not all(isinstance(p, str) and p.strip() for p in new):
+                doc.problem(f"{where}.{old}", "must be a list of new key paths ([] if removed)")
+                continue
+            mapping[dimension][old] = tuple(p.strip() for p in new)
+    return RevisesSpec(version=version, mapping=mapping)
+
+
 def parse_codebook(text: str, source: str = "<codebook>") -> CodebookSpec:
     """Parse a codebook document; raise CodebookFileError listing every problem found."""
     doc = _Document(source)
@@ -341,6 +382,7 @@ def parse_codebook(text: str, source: str = "<codebook>") -> CodebookSpec:
         description=_text(doc, data, "description", "", required=False),
         source=_text(doc, data, "source", "", required=False),
         dimensions=tuple(dimensions),
+        revises=_revises(doc, data["revises"], "revises") if "revises" in data else None,
     )
     if doc.problems:
         raise CodebookFileError(doc.problems)
@@ -364,3 +406,67 @@ def read_codebook_file(path: Path | str) -> CodebookSpec:
             [Problem(str(path), None, "", error.strerror or str(error))]
         ) from None
     return parse_codebook(text, str(path))
+
+
+class _Dumper(yaml.SafeDumper):
+    """Lists indented under their key, and texts of several lines as literal blocks."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar(
+        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+    )
+
+
+_Dumper.add_representer(str, _represent_text)
+
+
+def _category_data(category: CategorySpec) -> dict:
+    data: dict = {"key": category.key}
+    if category.parent:
+        data["parent"] = category.parent
+    data["name"] = category.name
+    for name in ("definition", "include", "exclude"):
+        if getattr(category, name):
+            data[name] = getattr(category, name)
+    if category.examples:
+        data["examples"] = list(category.examples)
+    return data
+
+
+def codebook_yaml(spec: CodebookSpec) -> str:
+    """The codebook file of `spec`: every field written out, empty texts left out."""
+    data: dict = {"key": spec.key, "name": spec.name, "version": spec.version}
+    if spec.description:
+        data["description"] = spec.description
+    if spec.source:
+        data["source"] = spec.source
+    if spec.revises is not None:
+        data["revises"] = {
+            "version": spec.revises.version,
+            "mapping": {
+                dimension: {old: list(new) for old, new in paths.items()}
+                for dimension, paths in spec.revises.mapping.items()
+            },
+        }
+    data["dimensions"] = []
+    for dimension in spec.dimensions:
+        entry: dict = {"key": dimension.key, "name": dimension.name}
+        if dimension.help:
+            entry["help"] = dimension.help
+        entry["multiple"] = dimension.multiple
+        entry["required"] = dimension.required
+        entry["leaf_only"] = dimension.leaf_only
+        entry["categories"] = [_category_data(category) for category in dimension.categories]
+        data["dimensions"].append(entry)
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Prefetch, QuerySet
 
+from taxonomy.codebook_file import CategorySpec, CodebookSpec, DimensionSpec, RevisesSpec
 from taxonomy.models import Category, Codebook, Dimension
 
 
@@ -28,6 +29,61 @@ def codebook_with_tree(*, key: str, version: str) -> Codebook:
     )
     return Codebook.objects.prefetch_related(Prefetch("dimensions", queryset=dimensions)).get(
         key=key, version=version
+    )
+
+
+def codebook_spec(*, codebook: Codebook) -> CodebookSpec:
+    """The codebook as the spec its file describes (`codebook_yaml` writes it), in two
+    queries; a version revised from another says which one, with its mapping.
+
+    For a codebook loaded from a file, `codebook_spec_hash` of it is its `content_hash`.
+    """
+    categories = Category.objects.select_related("parent").order_by("position")
+    dimensions = codebook.dimensions.order_by("position").prefetch_related(
+        Prefetch("categories", queryset=categories)
+    )
+    revises = None
+    if codebook.derived_from_id is not None:
+        revises = RevisesSpec(
+            version=Codebook.objects.values_list("version", flat=True).get(
+                pk=codebook.derived_from_id
+            ),
+            mapping={
+                dimension: {old: tuple(new) for old, new in paths.items()}
+                for dimension, paths in codebook.mapping.items()
+            },
+        )
+    return CodebookSpec(
+        key=codebook.key,
+        name=codebook.name,
+        version=codebook.version,
+        description=codebook.description,
+        source=codebook.source,
+        dimensions=tuple(
+            DimensionSpec(
+                key=dimension.key,
+                name=dimension.name,
+                help=dimension.help_text,
+                multiple=dimension.multiple,
+                required=dimension.required,
+                leaf_only=dimension.leaf_only,
+                categories=tuple(
+                    CategorySpec(
+                        key=category.key,
+                        name=category.name,
+                        parent=category.parent.key if category.parent else None,
+                        definition=category.definition,
+                        include=category.include,
+                        exclude=category.exclude,
+                        examples=tuple(category.examples),
+                        path=category.path,
+                    )
+                    for category in dimension.categories.all()
+                ),
+            )
+            for dimension in dimensions
+        ),
+        revises=revises,
     )
 
 

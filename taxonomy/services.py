@@ -1,5 +1,6 @@
 """Writes to codebooks. Loading is an upsert on natural keys, all or nothing."""
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import asdict
@@ -7,12 +8,16 @@ from dataclasses import asdict
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from taxonomy.codebook_file import CodebookSpec
+from taxonomy.codebook_file import CodebookSpec, RevisesSpec
 from taxonomy.models import Category, Codebook, Dimension
 
 
 def codebook_spec_hash(spec: CodebookSpec) -> str:
-    canonical = json.dumps(asdict(spec), sort_keys=True, ensure_ascii=False)
+    content = asdict(spec)
+    if spec.revises is None:
+        # Versions that revise none hash as they did before `revises` existed.
+        del content["revises"]
+    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -96,3 +101,120 @@ def codebook_freeze(*, codebook: Codebook) -> None:
     if not codebook.frozen:
         Codebook.objects.filter(pk=codebook.pk).update(frozen=True)
         codebook.frozen = True
+
+
+def _mapping_problems(*, base: Codebook, spec: CodebookSpec, mapping) -> list[str]:
+    """Every way `mapping` fails to send each category of `base` to categories of `spec`."""
+    if not isinstance(mapping, dict):
+        return ["the mapping must be {dimension key: {old key path: [new key paths]}}"]
+    old_paths = {
+        dimension.key: list(
+            dimension.categories.order_by("position").values_list("path", flat=True)
+        )
+        for dimension in base.dimensions.order_by("position")
+    }
+    new_paths = {d.key: {c.path for c in d.categories} for d in spec.dimensions}
+    problems = []
+    for key in mapping:
+        if key not in old_paths:
+            problems.append(
+                f"dimension {key!r}: version {base.version} has no such dimension "
+                f"(it has: {', '.join(old_paths)})"
+            )
+    for key, paths in old_paths.items():
+        given = mapping.get(key)
+        if given is None:
+            if paths:
+                problems.append(
+                    f"dimension {key!r}: not in the mapping; map each of its categories "
+                    f"({', '.join(paths)}), to [] if removed"
+                )
+            continue
+        if not isinstance(given, dict):
+            problems.append(f"dimension {key!r}: must map old key paths to lists of new ones")
+            continue
+        for old in given:
+            if old not in paths:
+                problems.append(
+                    f"dimension {key!r}: {old!r} is not a category of version {base.version}"
+                )
+        for old in paths:
+            if old not in given:
+                problems.append(
+                    f"dimension {key!r}: {old!r} of version {base.version} is not mapped; "
+                    "map it to [] if it is removed"
+                )
+                continue
+            new = given[old]
+            if not isinstance(new, list | tuple) or not all(isinstance(p, str) for p in new):
+                problems.append(f"dimension {key!r}: {old!r} must map to a list of key paths")
+                continue
+            if len(set(new)) < len(new):
+                problems.append(f"dimension {key!r}: {old!r} maps to the same path twice")
+            if new and key not in new_paths:
+                problems.append(
+                    f"dimension {key!r}: {old!r} maps to {', '.join(new)}, but version "
+                    f"{spec.version} has no dimension {key!r}"
+                )
+                continue
+            for path in new:
+                if path not in new_paths[key]:
+                    problems.append(
+                        f"dimension {key!r}: {old!r} maps to {path!r}, which is not a "
+                        f"category of version {spec.version}"
+                    )
+    return problems
+
+
+@transaction.atomic
+def codebook_revise(*, base: Codebook, spec: CodebookSpec, mapping: dict) -> Codebook:
+    """Load `spec` as the next version of `base`, recording where each of base's categories
+    went: `mapping` is {dimension key: {old key path: [new key paths]}} (see RevisesSpec).
+
+    Every category of base is mapped exactly once, to categories the new version has; the
+    new version shares base's key and is new. Loading the same revision again changes
+    nothing. Raises a ValidationError listing every problem, each naming the dimension and
+    the path.
+    """
+    problems = []
+    if spec.key != base.key:
+        problems.append(
+            f"the revision's key {spec.key!r} is not the key of the version it revises "
+            f"({base.key!r})"
+        )
+    if spec.revises is not None and spec.revises.version != base.version:
+        problems.append(
+            f"the revision says it revises version {spec.revises.version}, not {base.version}"
+        )
+    problems += _mapping_problems(base=base, spec=spec, mapping=mapping)
+    if problems:
+        raise ValidationError(problems, code="revision")
+    revised = dataclasses.replace(
+        spec,
+        revises=RevisesSpec(
+            version=base.version,
+            mapping={
+                key: {old: tuple(new) for old, new in paths.items()}
+                for key, paths in mapping.items()
+            },
+        ),
+    )
+    existing = Codebook.objects.filter(key=spec.key, version=spec.version).first()
+    if existing is not None:
+        if existing.derived_from_id == base.pk and existing.content_hash == codebook_spec_hash(
+            revised
+        ):
+            return existing
+        raise ValidationError(
+            f"codebook {spec.key!r} already has a version {spec.version!r}: give the revision "
+            "a new version",
+            code="version_exists",
+        )
+    codebook, _ = codebook_load(spec=revised)
+    codebook.derived_from = base
+    codebook.mapping = {
+        key: {old: list(new) for old, new in paths.items()}
+        for key, paths in revised.revises.mapping.items()
+    }
+    codebook.save(update_fields=["derived_from", "mapping", "updated_at"])
+    return codebook

@@ -40,6 +40,7 @@ from labeler.services.studies import (
     study_items_add,
     study_sample_preview,
 )
+from labeler.views.board import new_study_initial
 from labeler.views.common import require_lead
 from labeler.views.labelling import SHORTCUTS
 from mining.markdown import render_markdown
@@ -118,7 +119,7 @@ def study_new(request):
         raise PermissionDenied("creating studies takes the lead or researcher role")
     preview = None
     if request.method == "GET":
-        form = StudySetupForm()
+        form = StudySetupForm(initial=new_study_initial(request))
     else:
         form = StudySetupForm(_with_seed(request))
         form.is_valid()

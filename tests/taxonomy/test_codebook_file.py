@@ -1,11 +1,19 @@
-"""The codebook file reader on plain text: good files, and every kind of bad one."""
+"""The codebook file on plain text: good files, every kind of bad one, and writing it back."""
 
+import dataclasses
 import textwrap
 import time
 
 import pytest
 
-from taxonomy.codebook_file import CodebookFileError, parse_codebook, read_codebook_file
+from taxonomy.builtin import builtin_names, builtin_path
+from taxonomy.codebook_file import (
+    CodebookFileError,
+    RevisesSpec,
+    codebook_yaml,
+    parse_codebook,
+    read_codebook_file,
+)
 
 GOOD = textwrap.dedent(
     """\
@@ -230,3 +238,98 @@ def test_deep_nesting_is_refused_with_its_line():
     problems = problems_of(text)
 
     assert problems == ["book.yaml:5: (document): nested deeper than 50 levels"]
+
+
+REVISION = GOOD.replace('version: "2.1"', 'version: "3.0"').replace(
+    "dimensions:\n",
+    textwrap.dedent(
+        """\
+        revises:
+          version: "2.1"
+          mapping:
+            root-cause:
+              memory: [memory]
+              memory/unreleased: [memory/unreleased, other]
+              other: other
+            impact:
+              speed: []
+        dimensions:
+        """
+    ),
+    1,
+)
+
+
+def test_a_revises_block_gives_the_old_version_and_its_mapping():
+    spec = parse_codebook(REVISION, "book.yaml")
+
+    assert spec.revises == RevisesSpec(
+        version="2.1",
+        mapping={
+            "root-cause": {
+                "memory": ("memory",),
+                "memory/unreleased": ("memory/unreleased", "other"),
+                "other": ("other",),
+            },
+            "impact": {"speed": ()},
+        },
+    )
+    assert parse_codebook(GOOD).revises is None
+
+
+def test_a_bad_revises_block_names_each_problem_with_its_line():
+    text = REVISION.replace("other: other", "other: {a: b}").replace("speed: []", "speed: [1]")
+    text = text.replace('  version: "2.1"\n', "  versoin: 2.1\n")
+
+    assert problems_of(text) == [
+        "book.yaml:7: revises.versoin: unknown field 'versoin' in the 'revises' block "
+        "(allowed: mapping, version)",
+        "book.yaml:7: revises: missing required field 'version'",
+        "book.yaml:12: revises.mapping.root-cause.other: must be a list of new key paths "
+        "([] if removed)",
+        "book.yaml:14: revises.mapping.impact.speed: must be a list of new key paths "
+        "([] if removed)",
+    ]
+    assert problems_of(REVISION.replace("    impact:\n      speed: []\n", "    impact: 3\n")) == [
+        "book.yaml:13: revises.mapping.impact: must map each old key path to a list of "
+        "new key paths"
+    ]
+    assert problems_of(GOOD.replace("dimensions:\n", "revises: {version: '1'}\ndimensions:\n"))[
+        0
+    ] == (
+        "book.yaml:6: revises: 'mapping' must map each dimension key to "
+        "{old key path: [new key paths]}"
+    )
+
+
+@pytest.mark.parametrize("text", [GOOD, REVISION], ids=["plain", "revision"])
+def test_codebook_yaml_reads_back_into_an_equal_spec(text):
+    spec = parse_codebook(text)
+
+    written = codebook_yaml(spec)
+
+    assert parse_codebook(written) == spec
+    assert codebook_yaml(parse_codebook(written)) == written
+
+
+def test_codebook_yaml_writes_a_readable_file():
+    spec = parse_codebook(REVISION)
+    spec = dataclasses.replace(spec, description="Two lines:\nthe second.", name="Ünïcode 2.0")
+
+    written = codebook_yaml(spec)
+
+    assert written.startswith("key: perf\nname: Ünïcode 2.0\nversion: '3.0'\n")
+    assert "description: |-\n  Two lines:\n  the second.\n" in written
+    assert "      memory/unreleased:\n        - memory/unreleased\n        - other\n" in written
+    assert "      speed: []\n" in written
+    assert (
+        "  - key: unreleased\n        parent: memory\n        name: Unreleased memory\n" in written
+    )
+    assert "definition" not in written.split("key: unreleased")[1].split("key: other")[0]
+    assert parse_codebook(written) == spec
+
+
+def test_every_builtin_codebook_round_trips():
+    for name in builtin_names():
+        spec = read_codebook_file(builtin_path(name))
+        assert parse_codebook(codebook_yaml(spec)) == spec, name

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from taxonomy.builtin import builtin_names, builtin_path
 from taxonomy.codebook_file import read_codebook_file
 from taxonomy.models import Category, Codebook, Dimension
-from tests.taxonomy.test_codebook_file import GOOD
+from tests.taxonomy.test_codebook_file import GOOD, REVISION
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +103,37 @@ def test_every_builtin_category_has_a_definition():
             for category in dimension.categories:
                 assert len(category.definition) > 40, f"{name}:{dimension.key}:{category.path}"
     assert Dimension.objects.count() == 0
+
+
+def test_a_file_with_a_revises_block_loads_as_a_revision_then_reports_it_unchanged(tmp_path):
+    base = tmp_path / "perf.yaml"
+    base.write_text(GOOD)
+    revision = tmp_path / "perf-3.yaml"
+    revision.write_text(REVISION)
+
+    assert run(str(base), str(revision)) == (
+        f"loaded: perf v2.1 ({base})\nloaded: perf v3.0 ({revision})\n"
+    )
+    assert run(str(revision)) == f"unchanged: perf v3.0 ({revision})\n"
+    loaded = Codebook.objects.get(version="3.0")
+    assert loaded.derived_from.version == "2.1"
+    assert loaded.mapping["root-cause"]["memory/unreleased"] == ["memory/unreleased", "other"]
+
+
+def test_a_revision_of_a_version_not_loaded_or_badly_mapped_writes_nothing(tmp_path):
+    revision = tmp_path / "perf-3.yaml"
+    revision.write_text(REVISION)
+
+    with pytest.raises(CommandError, match=r"perf-3.yaml: revises version 2.1 of 'perf', which"):
+        run(str(revision))
+
+    base = tmp_path / "perf.yaml"
+    base.write_text(GOOD)
+    revision.write_text(REVISION.replace("      other: other\n", ""))
+    with pytest.raises(CommandError) as caught:
+        run(str(base), str(revision))
+    assert str(caught.value) == (
+        f"{revision}: dimension 'root-cause': 'other' of version 2.1 is not mapped; map it to "
+        "[] if it is removed"
+    )
+    assert not Codebook.objects.exists()

@@ -4,11 +4,15 @@ from django.db import transaction
 
 from taxonomy.builtin import builtin_names, builtin_path
 from taxonomy.codebook_file import CodebookFileError, read_codebook_file
-from taxonomy.services import codebook_load
+from taxonomy.models import Codebook
+from taxonomy.services import codebook_load, codebook_revise
 
 
 class Command(BaseCommand):
-    help = "Create or update codebooks from codebook files (YAML). Loading twice changes nothing."
+    help = (
+        "Create or update codebooks from codebook files (YAML); a file with a 'revises' block "
+        "becomes a new version derived from the one it names. Loading twice changes nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="*", metavar="FILE", help="codebook files to load")
@@ -48,10 +52,22 @@ class Command(BaseCommand):
         with transaction.atomic():
             for path, spec in zip(paths, specs, strict=True):
                 try:
-                    codebook, changed = codebook_load(spec=spec)
+                    codebook, changed = self.load(spec)
                 except ValidationError as error:
                     raise CommandError(f"{path}: {'; '.join(error.messages)}") from None
                 results.append((path, codebook, changed))
         for path, codebook, changed in results:
             verb = "loaded" if changed else "unchanged"
             self.stdout.write(f"{verb}: {codebook.key} v{codebook.version} ({path})")
+
+    def load(self, spec) -> tuple[Codebook, bool]:
+        if spec.revises is None:
+            return codebook_load(spec=spec)
+        base = Codebook.objects.filter(key=spec.key, version=spec.revises.version).first()
+        if base is None:
+            raise ValidationError(
+                f"revises version {spec.revises.version} of {spec.key!r}, which is not loaded"
+            )
+        loaded = Codebook.objects.filter(key=spec.key, version=spec.version).exists()
+        codebook = codebook_revise(base=base, spec=spec, mapping=spec.revises.mapping)
+        return codebook, not loaded
