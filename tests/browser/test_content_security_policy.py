@@ -79,6 +79,7 @@ def test_the_lead_pages_run_under_the_policy(
             f"{base}/analysis/",
             f"{base}/items/{item.pk}/history/",
             f"{base}/items/{item.pk}/report/",
+            f"{base}/board/",
             "/reports/",
             f"/reports/{item.report_id}/",
             "/reports/compare/?a=has_fix%3Dtrue&b=has_fix%3Dfalse",
