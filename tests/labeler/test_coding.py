@@ -59,7 +59,7 @@ def test_every_code_in_use_is_a_code_of_the_board_not_merged_and_used(study):
     Code.objects.create(
         board=Board.objects.get(study=study),
         dimension=Code.objects.get(name="leak").dimension,
-        name="unused",
+        name="unused cache",
         created_at=timezone.now(),
     )
     found = study_codes_in_use(study=study, user=alice, everyone=True, query="A")
