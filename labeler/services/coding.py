@@ -38,10 +38,12 @@ def key_from(text: str) -> str:
     return re.sub(r"-{2,}", "-", slugify(text).replace("_", "-")).strip("-")
 
 
-def _dimension_specs(names: list[str], field: str) -> tuple[DimensionSpec, ...]:
+def open_dimensions_parse(names: list[str], field: str) -> tuple[DimensionSpec, ...]:
+    """The dimensions an open study names, as a codebook takes them; every problem is
+    reported, naming `field` and the name's place (`dimension_names[1]`)."""
     errors: dict[str, str] = {}
     specs: list[DimensionSpec] = []
-    keys: dict[str, int] = {}
+    keys: dict[str, str] = {}
     for index, raw in enumerate(names):
         at = f"{field}[{index}]"
         name = " ".join(str(raw).split())
@@ -53,9 +55,9 @@ def _dimension_specs(names: list[str], field: str) -> tuple[DimensionSpec, ...]:
         elif not KEY_PATTERN.match(key) or len(key) > KEY_MAX:
             errors[at] = f"{name!r} gives no key: use letters or digits"
         elif key in keys:
-            errors[at] = f"{name!r} is the same dimension as [{keys[key]}] (key {key!r})"
+            errors[at] = f"{name!r} is the same dimension as {keys[key]!r} (key {key!r})"
         else:
-            keys[key] = index
+            keys[key] = name
             specs.append(DimensionSpec(key=key, name=name))
     if not names:
         errors[field] = "name at least one dimension to code, e.g. root cause, symptom"
@@ -72,7 +74,7 @@ def codebook_open_create(
     required, one category at most, in the order given) and no category; key from the study's
     slug, version "open". The caller pins (freezes) it. Errors name `field` and the name
     (`dimension_names[1]`), or `slug` when that key's "open" version exists already."""
-    dimensions = _dimension_specs(dimension_names, field)
+    dimensions = open_dimensions_parse(dimension_names, field)
     key = key_from(slug)
     if not KEY_PATTERN.match(key) or len(key) > KEY_MAX:
         raise ValidationError({"slug": f"{slug!r} gives no codebook key: use letters or digits"})

@@ -153,11 +153,11 @@ def sample_spec_parse(sample: SampleSpec | dict) -> SampleSpec:
         raise ValidationError({f"sample.{field}": message}) from None
 
 
-def _kind_check(
+def study_kind_check(
     *, kind: str, codebook: Codebook | None, codes_shared: bool, dimension_names, dimension_keys
 ) -> None:
     """A closed study labels with a codebook; an open one pins a codebook or names the
-    dimensions it codes, not both."""
+    dimensions it codes, not both. The set-up page checks it before the preview."""
     if kind not in Study.Kind.values:
         raise ValidationError({"kind": f"{kind!r} is not one of {', '.join(Study.Kind.values)}"})
     if kind == Study.Kind.CLOSED:
@@ -222,7 +222,7 @@ def study_create(
     from scratch on a codebook version made of `dimension_names` (services.coding).
     """
     sample = sample_spec_parse(sample)
-    _kind_check(
+    study_kind_check(
         kind=kind,
         codebook=codebook,
         codes_shared=codes_shared,

@@ -293,7 +293,7 @@ def test_a_codebook_from_scratch_has_the_named_dimensions_and_no_category():
             {
                 "dimension_names[1]": ["a dimension needs a name"],
                 "dimension_names[2]": [
-                    "'Root-Cause' is the same dimension as [0] (key 'root-cause')"
+                    "'Root-Cause' is the same dimension as 'root cause' (key 'root-cause')"
                 ],
             },
         ),

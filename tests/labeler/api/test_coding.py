@@ -288,7 +288,7 @@ def test_a_study_create_names_what_does_not_go_together(lead):
     response = client.post(
         "/api/studies/", {**body, "kind": "open", "dimension_names": ["a", "A"]}, format="json"
     )
-    assert_error(response, "dimension_names[1]", "the same dimension as [0]")
+    assert_error(response, "dimension_names[1]", "the same dimension as 'a'")
     response = client.post(
         "/api/studies/", {**body, "kind": "open", "codebook_version": "1"}, format="json"
     )
