@@ -4,10 +4,13 @@ block with its saturation for leads and researchers, codes in an item's history.
 import re
 
 import pytest
+from django.utils import timezone
 
+from labeler.models import Board, Study
 from labeler.services.assignment import assignment_next, assignment_submit
 from labeler.statistics.saturation import Coding, saturation
 from labeler.views.coding import saturation_table
+from taxonomy.models import Codebook
 from tests.labeler.factories import (
     LabellingStudyFactory,
     OpenStudyFactory,
@@ -148,3 +151,15 @@ def test_the_item_history_shows_the_codes_and_what_a_revision_changed(client, st
     ]
     assert '<td>Root cause: codes</td><td class="removed">leak, cache</td>' in html
     assert "memo one" in html
+
+
+def test_the_study_page_links_the_codebook_the_codes_were_frozen_into(client, study, lead):
+    frozen = Codebook.objects.create(key="open-sorted", version="1", name="Sorted codes")
+    Board.objects.filter(study=study).update(frozen_into=frozen, frozen_at=timezone.now())
+    Study.objects.filter(pk=study.pk).update(codes_shared=True)
+    client.force_login(lead)
+    html = client.get("/studies/open/").content.decode()
+    frozen_block = html.split('data-testid="codes-frozen"')[1].split("</p>")[0]
+    assert 'href="/codebooks/open-sorted/1/"' in frozen_block
+    assert "Sorted codes v1" in frozen_block
+    assert 'data-testid="codes-shared"' in html
