@@ -427,8 +427,8 @@ def assignment_submit(
 @dataclass(frozen=True)
 class Submission:
     """What a submission writes: the assignment (its fields already changed), its labels and
-    codes, the version's changes and seconds. A first submission counts on the item; one after the
-    hold expired claims a place on it again, if there is one."""
+    codes, the version's changes and seconds. A first submission counts on the item; one
+    after the hold expired claims a place on it again, if there is one."""
 
     assignment: Assignment
     chosen: dict[str, list[Category]]

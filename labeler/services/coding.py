@@ -98,8 +98,9 @@ def codebook_open_create(
     return codebook
 
 
+@transaction.atomic
 def board_open_create(*, study: Study, created_by=None) -> Board:
-    """The board an open study's codes go on; the caller holds the study's transaction."""
+    """The board an open study's codes go on."""
     board = Board(
         study=study, kind=Board.Kind.OPEN, created_by=created_by, created_at=timezone.now()
     )
@@ -122,16 +123,15 @@ def _board_locked(study_id: int) -> Board:
 
 
 class _Codes:
-    """A board's codes of some dimensions, found by name as a written code names them."""
+    """A board's codes, found by name (in a dimension) as a written code names them."""
 
-    def __init__(self, board: Board, dimensions: list[Dimension]):
+    def __init__(self, board: Board):
         self.board = board
         self.by_id: dict[int, Code] = {}
         self.exact: dict[tuple[int, str], Code] = {}
         self.folded: dict[tuple[int, str], Code] = {}
         self.last_position: dict[int, int] = {}
-        codes = Code.objects.filter(board=board, dimension__in=dimensions).order_by("pk")
-        for code in codes:
+        for code in Code.objects.filter(board=board).order_by("pk"):
             self._know(code)
 
     def _know(self, code: Code) -> None:
@@ -164,6 +164,7 @@ class _Codes:
         return code
 
 
+@transaction.atomic
 def code_uses_replace(
     *, assignment: Assignment, scheme: Scheme, codes: dict[str, list[str]], user, now
 ) -> None:
@@ -201,7 +202,7 @@ def code_uses_replace(
             }
         )
     CodeUse.objects.filter(pk__in=gone).delete()
-    found = _Codes(board, list(scheme.dimensions))
+    found = _Codes(board)
     CodeUse.objects.bulk_create(
         [
             CodeUse(
