@@ -81,7 +81,8 @@ class StudyAdmin(admin.ModelAdmin):
     inlines = [StudyMemberInline]
 
     def get_readonly_fields(self, request, obj=None):
-        return ["codebook", "dimensions", "majority"] if obj is not None else []
+        # A study's kind is chosen with its codebook: an open study has its code board.
+        return ["codebook", "dimensions", "majority", "kind"] if obj is not None else []
 
 
 @admin.register(StudyMember)

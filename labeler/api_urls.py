@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import adjudication, agreement, board, export
+from labeler.api import adjudication, agreement, board, coding, export
 from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
@@ -41,6 +41,7 @@ urlpatterns = [
     path("reports/compare/", ReportCompareView.as_view(), name="api-reports-compare"),
     *study_patterns,
     *agreement.urlpatterns,
+    *coding.urlpatterns,
     *adjudication.urlpatterns,
     *export.urlpatterns,
     *board.urlpatterns,

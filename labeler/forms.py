@@ -19,7 +19,13 @@ from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.labels import Scheme
 from labeler.models import Study, StudyMember
 from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
-from labeler.services.studies import HOLD_MINUTES_MAX, HOLD_MINUTES_MIN, HOLD_MINUTES_RANGE
+from labeler.services.coding import open_dimensions_parse
+from labeler.services.studies import (
+    HOLD_MINUTES_MAX,
+    HOLD_MINUTES_MIN,
+    HOLD_MINUTES_RANGE,
+    study_kind_check,
+)
 from mining.models import DEFAULT_PERFORMANCE_KEYWORDS, Repository
 from taxonomy.models import Codebook, Dimension
 
@@ -67,7 +73,8 @@ def add_service_errors(form: forms.Form, error: ValidationError) -> None:
             form.add_error(None, in_form_words(form, message))
         return
     for key, messages in error.message_dict.items():
-        name = SERVICE_ERROR_FIELDS.get(key, key)
+        # "dimension_names[1]" is about the dimension_names field.
+        name = SERVICE_ERROR_FIELDS.get(key, key.partition("[")[0])
         for message in messages:
             if name in form.fields:
                 form.add_error(name, in_form_words(form, message))
@@ -174,12 +181,43 @@ class StudySetupForm(SampleFieldsMixin):
 
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=100, help_text="In the study's address: /studies/<slug>/")
-    codebook = forms.ModelChoiceField(queryset=Codebook.objects.order_by("key", "version"))
+    kind = forms.ChoiceField(
+        label="Coding",
+        choices=[
+            (Study.Kind.CLOSED.value, "closed: label with a codebook's categories"),
+            (
+                Study.Kind.OPEN.value,
+                "open: annotators write their own codes (besides a codebook's categories, if "
+                "one is chosen), to sort into a codebook on the study's board",
+            ),
+        ],
+        initial=Study.Kind.CLOSED.value,
+        required=False,
+        widget=forms.RadioSelect,
+    )
+    codebook = forms.ModelChoiceField(
+        queryset=Codebook.objects.order_by("key", "version"),
+        required=False,
+        help_text="Open coding may start without one: name its dimensions below.",
+    )
     dimensions = DimensionChoiceField(
         queryset=Dimension.objects.select_related("codebook").order_by("codebook", "position"),
         required=False,
         widget=DimensionCheckboxes,
         help_text="None ticked: every dimension of the codebook.",
+    )
+    dimension_names = forms.CharField(
+        label="Dimensions to code (open coding without a codebook)",
+        required=False,
+        widget=forms.TextInput(attrs={"placeholder": "root cause, symptom"}),
+        help_text="Comma-separated. A codebook version of these dimensions, without "
+        "categories, is made for the study.",
+    )
+    codes_shared = forms.BooleanField(
+        label="Annotators see each other's codes while the round runs",
+        required=False,
+        help_text="Open coding. Off (the default) keeps each annotator's codes independent "
+        "of the others', at the cost of more synonyms to merge on the board.",
     )
     repositories = forms.ModelMultipleChoiceField(
         queryset=Repository.objects.order_by("full_name"),
@@ -246,8 +284,11 @@ class StudySetupForm(SampleFieldsMixin):
     field_order = [
         "name",
         "slug",
+        "kind",
         "codebook",
         "dimensions",
+        "dimension_names",
+        "codes_shared",
         "repositories",
         "candidates",
         "state",
@@ -278,7 +319,27 @@ class StudySetupForm(SampleFieldsMixin):
                     "dimensions",
                     f"{foreign[0].name} is a dimension of {foreign[0].codebook}, not of {codebook}",
                 )
+        # Checked before the preview, as the creation will check them.
+        if "kind" in data:
+            data["kind"] = data["kind"] or Study.Kind.CLOSED.value
+            try:
+                study_kind_check(
+                    kind=data["kind"],
+                    codebook=codebook,
+                    codes_shared=data.get("codes_shared", False),
+                    dimension_names=self.dimension_name_list(),
+                    dimension_keys=self.dimension_keys(),
+                )
+                if codebook is None and self.dimension_name_list():
+                    open_dimensions_parse(self.dimension_name_list(), "dimension_names")
+            except ValidationError as error:
+                add_service_errors(self, error)
         return data
+
+    def dimension_name_list(self) -> list[str]:
+        """The dimensions an open study without a codebook names, in order."""
+        text = self.cleaned_data.get("dimension_names") or ""
+        return [name.strip() for name in text.split(",") if name.strip()]
 
     def frame_query(self) -> FrameQuery | None:
         """The frame, or None after putting the problem on its field."""

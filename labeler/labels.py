@@ -126,7 +126,9 @@ def _category(scheme: Scheme, dimension: Dimension, value) -> Category:
     raise ValueError(f"no category {value!r} in dimension {dimension.key!r}{closest(value, paths)}")
 
 
-def _dimension_values(scheme: Scheme, dimension: Dimension, raw) -> list[Category]:
+def _dimension_values(
+    scheme: Scheme, dimension: Dimension, raw, coded: frozenset[str] | None = None
+) -> list[Category]:
     if isinstance(raw, list):
         if not dimension.multiple and len(raw) > 1:
             raise ValueError("takes one category, not several")
@@ -146,7 +148,10 @@ def _dimension_values(scheme: Scheme, dimension: Dimension, raw) -> list[Categor
             )
         chosen.append(category)
     if dimension.required and not chosen:
-        raise ValueError("this dimension is required")
+        if coded is None:
+            raise ValueError("this dimension is required")
+        if dimension.key not in coded:
+            raise ValueError("this dimension is required: choose a category or write a code")
     for category in chosen:
         within = [c for c in chosen if c.path.startswith(category.path + "/")]
         if within:
@@ -156,11 +161,15 @@ def _dimension_values(scheme: Scheme, dimension: Dimension, raw) -> list[Categor
     return sorted(chosen, key=lambda c: c.position)
 
 
-def labels_validate(*, scheme: Scheme, labels, field: str = "labels") -> dict[str, list[Category]]:
+def labels_validate(
+    *, scheme: Scheme, labels, field: str = "labels", coded: frozenset[str] | None = None
+) -> dict[str, list[Category]]:
     """Check `{dimension key: path or [paths]}` against the scheme; every problem is reported.
 
     Returns the chosen categories by dimension key (only dimensions with a choice). Raises a
-    ValidationError whose keys name the field, e.g. `labels.root-cause`.
+    ValidationError whose keys name the field, e.g. `labels.root-cause`. `coded` is for open
+    coding: the keys of the dimensions given at least one code, which satisfies a required
+    dimension as a category does (None: a closed study, where only categories count).
     """
     if not isinstance(labels, dict):
         raise ValidationError({field: "must be an object of dimension key to category key path"})
@@ -175,7 +184,7 @@ def labels_validate(*, scheme: Scheme, labels, field: str = "labels") -> dict[st
     chosen: dict[str, list[Category]] = {}
     for dimension in scheme.dimensions:
         try:
-            categories = _dimension_values(scheme, dimension, labels.get(dimension.key))
+            categories = _dimension_values(scheme, dimension, labels.get(dimension.key), coded)
         except ValueError as problem:
             errors[f"{field}.{dimension.key}"] = str(problem)
             continue
@@ -211,3 +220,97 @@ def label_validate(*, scheme: Scheme, key: str, value, field: str) -> list[Categ
 
 def labels_paths(chosen: dict[str, list[Category]]) -> dict[str, list[str]]:
     return {key: [category.path for category in categories] for key, categories in chosen.items()}
+
+
+# Open coding: a code is a short free text, trimmed and with its whitespace collapsed.
+CODE_MAX = 120
+CODES_PER_DIMENSION = 20
+
+
+def code_normalise(text: str) -> str:
+    """The code as stored: no whitespace at either end, every run of it one space."""
+    return " ".join(text.split())
+
+
+def _dimension_codes(raw, where: str, errors: dict[str, str]) -> list[str]:
+    if not isinstance(raw, list):
+        errors[where] = "must be a list of codes (text)"
+        return []
+    if len(raw) > CODES_PER_DIMENSION:
+        errors[where] = f"at most {CODES_PER_DIMENSION} codes per dimension ({len(raw)} given)"
+        return []
+    codes: list[str] = []
+    seen: dict[str, int] = {}
+    for index, value in enumerate(raw):
+        at = f"{where}[{index}]"
+        if not isinstance(value, str):
+            errors[at] = "must be text"
+            continue
+        code = code_normalise(value)
+        if "\x00" in code:
+            errors[at] = "must not contain the NUL character"
+        elif not code:
+            errors[at] = f"a code takes 1 to {CODE_MAX} characters; this one is empty"
+        elif len(code) > CODE_MAX:
+            errors[at] = f"a code takes at most {CODE_MAX} characters ({len(code)} given)"
+        elif code.casefold() in seen:
+            errors[at] = f"{code!r} is given twice (also at [{seen[code.casefold()]}])"
+        else:
+            seen[code.casefold()] = index
+            codes.append(code)
+    return codes
+
+
+def codes_validate(*, scheme: Scheme, codes, field: str = "codes") -> dict[str, list[str]]:
+    """Check open coding's `{dimension key: ["code", ...]}`; every problem is reported.
+
+    Returns the codes as stored (code_normalise), by dimension key in the scheme's order, only
+    dimensions with a code. Raises a ValidationError whose keys name the field and the code,
+    e.g. `codes.root-cause[2]`: a code that is empty, longer than CODE_MAX or given twice
+    (whatever the case), more than CODES_PER_DIMENSION of them, an unknown dimension.
+    """
+    if not isinstance(codes, dict):
+        raise ValidationError({field: "must be an object of dimension key to a list of codes"})
+    errors: dict[str, str] = {}
+    for key in codes:
+        if scheme.dimension(key) is None:
+            known = [d.key for d in scheme.dimensions]
+            errors[f"{field}.{key}"] = (
+                f"the study does not code dimension {key!r} (it codes: {', '.join(known)})"
+                f"{closest(key, known)}"
+            )
+    written: dict[str, list[str]] = {}
+    for dimension in scheme.dimensions:
+        if dimension.key in codes:
+            found = _dimension_codes(codes[dimension.key], f"{field}.{dimension.key}", errors)
+            if found:
+                written[dimension.key] = found
+    if errors:
+        raise ValidationError(errors)
+    return written
+
+
+def open_submission_validate(
+    *, scheme: Scheme, labels, codes
+) -> tuple[dict[str, list[Category]], dict[str, list[str]]]:
+    """The labels and codes of a submission in an open-coding study, checked together so
+    that every problem of both is reported: (chosen categories, codes as stored), each by
+    dimension key. A required dimension takes a category or at least one code."""
+    errors: dict[str, list[str]] = {}
+    written: dict[str, list[str]] = {}
+    try:
+        written = codes_validate(scheme=scheme, codes=codes)
+        coded = frozenset(written)
+    except ValidationError as problem:
+        errors.update(problem.message_dict)
+        # Dimensions given a code count as coded, so one bad code does not also read as none.
+        given = codes.items() if isinstance(codes, dict) else ()
+        coded = frozenset(key for key, value in given if isinstance(value, list) and value)
+    chosen: dict[str, list[Category]] = {}
+    try:
+        chosen = labels_validate(scheme=scheme, labels=labels, coded=coded)
+    except ValidationError as problem:
+        errors.update(problem.message_dict)
+    if errors:
+        raise ValidationError(errors)
+    return chosen, written

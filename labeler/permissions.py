@@ -152,6 +152,13 @@ def access_sees_annotator_names(access: StudyAccess) -> bool:
     return access.can_lead
 
 
+def access_sees_all_codes(access: StudyAccess, *, shared: bool) -> bool:
+    """Open coding: whoever labels in the study sees only the codes they wrote, unless the
+    study shares codes while the round runs; its leads, researchers and staff who do not label
+    there see every code."""
+    return shared or (access.can_view_progress and not access.can_label)
+
+
 def access_adjudicates(access: StudyAccess) -> bool:
     """Adjudicating shows every annotator's labels: leads (and staff) who do not label in the
     study, so that whoever labels stays blind."""

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from django.db.models import Count, Exists, F, Min, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
+from labeler.coding import current_codes
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -92,10 +93,13 @@ def study_item_list_member(*, user) -> QuerySet[StudyItem]:
 
 def assignment_list_visible(*, user) -> QuerySet[Assignment]:
     """The user's own assignments, plus every assignment of the studies they oversee (lead
-    without labelling in them; staff: every study they do not label in)."""
-    assignments = Assignment.objects.select_related(
-        "study", "annotator", "item__report__repository"
-    ).order_by("-held_at", "-pk")
+    without labelling in them; staff: every study they do not label in); each with its
+    `current_codes` (labeler.coding)."""
+    assignments = (
+        Assignment.objects.select_related("study", "annotator", "item__report__repository")
+        .annotate(current_codes=current_codes())
+        .order_by("-held_at", "-pk")
+    )
     if user_is_staff(user):
         return assignments.exclude(
             Q(study__in=_annotated_studies(user))
@@ -151,12 +155,13 @@ def item_history(*, item: StudyItem, user, access: StudyAccess) -> QuerySet[Anno
 
 def assignment_previous(*, study: Study, user, before: Assignment | None = None):
     """The user's submission before `before` (or their latest), for a "previous" button, with
-    its labels."""
+    its labels and its `current_codes` (labeler.coding)."""
     annotations = Annotation.objects.select_related("dimension").order_by("dimension__position")
     submitted = (
         Assignment.objects.filter(study=study, annotator=user, status=Status.SUBMITTED)
         .select_related("study", "annotator", "item__report__repository")
         .prefetch_related(Prefetch("annotations", queryset=annotations))
+        .annotate(current_codes=current_codes())
     )
     if before is not None and before.submitted_at is not None:
         submitted = submitted.filter(

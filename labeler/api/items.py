@@ -63,8 +63,8 @@ class VersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AnnotationVersion
-        fields = ["number", "annotator", "created_at", "labels", "changes", "note", "unsure"]
-        fields += ["seconds", "imported"]
+        fields = ["number", "annotator", "created_at", "labels", "codes", "changes", "note"]
+        fields += ["unsure", "seconds", "imported"]
 
 
 class StudyItemViewSet(

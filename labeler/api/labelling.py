@@ -23,9 +23,17 @@ from rest_framework.views import APIView
 
 from config.api import Conflict, IdLookupMixin, query_params_refuse_unknown
 from labeler.api.common import SchemaSafeMixin, report_ref
+from labeler.coding import assignment_codes
 from labeler.filters import AssignmentFilter
-from labeler.labels import FROZEN_SCHEMES_KEPT, NOTE_MAX, Scheme, study_scheme
-from labeler.models import Annotation, Assignment, SkipReason
+from labeler.labels import (
+    CODE_MAX,
+    CODES_PER_DIMENSION,
+    FROZEN_SCHEMES_KEPT,
+    NOTE_MAX,
+    Scheme,
+    study_scheme,
+)
+from labeler.models import Annotation, Assignment, SkipReason, Study
 from labeler.permissions import assignment_require_own, study_get_for_user
 from labeler.selectors import (
     assignment_labels,
@@ -106,6 +114,9 @@ class AssignmentSerializer(serializers.ModelSerializer):
         read_only=True, help_text=f"Empty, or one of: {', '.join(SkipReason.values)}."
     )
     labels = serializers.SerializerMethodField()
+    codes = serializers.SerializerMethodField(
+        help_text="Open coding: {dimension key: [codes as written]}; empty in a closed study."
+    )
 
     class Meta:
         model = Assignment
@@ -124,6 +135,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
             "seconds",
             "version",
             "labels",
+            "codes",
         ]
 
     def get_report(self, assignment: Assignment) -> str:
@@ -132,6 +144,11 @@ class AssignmentSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_labels(self, assignment: Assignment) -> dict:
         return {a.dimension.key: a.values for a in assignment.annotations.all()}
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_codes(self, assignment: Assignment) -> dict:
+        # labeler.coding.current_codes, annotated by the selectors that list assignments.
+        return assignment.current_codes or {}
 
 
 class NextItemSerializer(serializers.Serializer):
@@ -146,7 +163,14 @@ class NextItemSerializer(serializers.Serializer):
         help_text="The version a submit revises: 0 until the assignment is first submitted."
     )
     report = ReportSerializer(source="item.report")
+    codes = serializers.SerializerMethodField(
+        help_text="Open coding: the assignment's codes, {dimension key: [codes as written]}."
+    )
     dimensions = SchemeDimensionSerializer(many=True, read_only=True)
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_codes(self, assignment: Assignment) -> dict:
+        return self.context.get("codes", {})
 
 
 # A frozen scheme never changes, so neither does its JSON: encoded once per process.
@@ -172,10 +196,11 @@ def scheme_json(scheme: Scheme) -> bytes:
 api_datetime = serializers.DateTimeField().to_representation
 
 
-def next_item_json(assignment: Assignment, report: dict, scheme: Scheme) -> bytes:
+def next_item_json(assignment: Assignment, report: dict, scheme: Scheme, codes: dict) -> bytes:
     """NextItemSerializer's JSON, with the scheme's ready JSON spliced in.
 
-    `report` is the report as mining.selectors.report_for_labelling gives it.
+    `report` is the report as mining.selectors.report_for_labelling gives it; `codes` the
+    assignment's (labeler.coding.assignment_codes).
     """
     held = {
         "assignment": assignment.pk,
@@ -192,6 +217,7 @@ def next_item_json(assignment: Assignment, report: dict, scheme: Scheme) -> byte
                 for comment in report["comments"]
             ],
         },
+        "codes": codes,
     }
     head = JSONRenderer().render(held)
     return head[:-1] + b',"dimensions":' + scheme_json(scheme) + b"}"
@@ -207,18 +233,23 @@ class SubmissionSerializer(serializers.ModelSerializer):
     """What a submit or skip stored, without the report: the caller has it already."""
 
     labels = serializers.SerializerMethodField()
+    codes = serializers.SerializerMethodField()
 
     class Meta:
         model = Assignment
         fields = ["id", "item", "status", "submitted_at", "skip_reason", "note", "unsure"]
-        fields += ["seconds", "version", "labels"]
+        fields += ["seconds", "version", "labels", "codes"]
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_labels(self, assignment: Assignment) -> dict:
         return self.context["labels"]
 
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_codes(self, assignment: Assignment) -> dict:
+        return self.context["codes"]
 
-def submission_data(assignment: Assignment, labels: dict) -> dict:
+
+def submission_data(assignment: Assignment, labels: dict, codes: dict) -> dict:
     """SubmissionSerializer's output (see api_datetime)."""
     return {
         "id": assignment.pk,
@@ -231,6 +262,7 @@ def submission_data(assignment: Assignment, labels: dict) -> dict:
         "seconds": assignment.seconds,
         "version": assignment.version,
         "labels": labels,
+        "codes": codes,
     }
 
 
@@ -241,6 +273,14 @@ class SubmitSerializer(serializers.Serializer):
     labels = serializers.DictField(
         child=serializers.JSONField(),
         help_text="{dimension key: category key path, or a list of them for multi-select}",
+    )
+    codes = serializers.DictField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Open coding only: {dimension key: [code, ...]}, each code 1 to "
+        f"{CODE_MAX} characters (trimmed, whitespace collapsed), at most {CODES_PER_DIMENSION} "
+        "per dimension, none twice in any case. A required dimension takes a category or a "
+        "code. Refused in a closed study.",
     )
     # Left out: "" and false on a first submission; a revision keeps what it had.
     note = serializers.CharField(
@@ -293,6 +333,7 @@ class ComeBackSerializer(serializers.Serializer):
 
 class LabelsNowSerializer(serializers.Serializer):
     labels = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    codes = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
     note = serializers.CharField()
     unsure = serializers.BooleanField()
     version = serializers.IntegerField()
@@ -342,7 +383,8 @@ class StudyLabellingViewSet(viewsets.ViewSet):
                 headers={"Retry-After": str(come_back.retry_after_seconds)},
             )
         report = report_for_labelling(report_id=assignment.item_report_id)
-        body = next_item_json(assignment, report, study_scheme(study=study))
+        codes = assignment_codes(assignment=assignment) if study.kind == Study.Kind.OPEN else {}
+        body = next_item_json(assignment, report, study_scheme(study=study), codes)
         return HttpResponse(body, content_type="application/json")
 
     @extend_schema(
@@ -416,7 +458,7 @@ class AssignmentViewSet(
                 fields={"version": [str(conflict)]},
                 extra={"current": conflict.current},
             ) from None
-        return Response(submission_data(assignment, assignment.labels))
+        return Response(submission_data(assignment, assignment.labels, assignment.codes))
 
     @extend_schema(request=SkipSerializer, responses=SubmissionSerializer)
     @action(detail=True, methods=["post"], filterset_class=None)
@@ -427,7 +469,8 @@ class AssignmentViewSet(
         body.is_valid(raise_exception=True)
         assignment = assignment_skip(assignment_id=pk, user=request.user, **body.validated_data)
         labels = assignment_labels(assignment=assignment)
-        return Response(submission_data(assignment, labels))
+        codes = assignment_codes(assignment=assignment)
+        return Response(submission_data(assignment, labels, codes))
 
 
 class PingView(APIView):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -47,6 +48,8 @@ class StudySerializer(serializers.ModelSerializer):
         fields = [
             "slug",
             "name",
+            "kind",
+            "codes_shared",
             "codebook",
             "dimensions",
             "overlap",
@@ -113,6 +116,9 @@ class SamplePreviewSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "guidelines",
         "item_order",
         "hold_minutes",
+        "kind",
+        "codes_shared",
+        "dimension_names",
     )
     frame = FrameSerializer(required=False, default=dict)
     sample = SampleSerializer(required=False, default=dict)
@@ -126,14 +132,41 @@ class SamplePreviewSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
 
 class StudyCreateSerializer(SamplePreviewSerializer):
+    def to_internal_value(self, data):
+        # A closed study needs its codebook, reported with every other problem of the body.
+        kind = data.get("kind", Study.Kind.CLOSED) if isinstance(data, Mapping) else None
+        self.fields["codebook"].required = kind == Study.Kind.CLOSED
+        return super().to_internal_value(data)
+
     slug = serializers.SlugField(max_length=100)
     name = serializers.CharField(max_length=200)
-    codebook = serializers.SlugField(help_text="Codebook key.")
+    kind = serializers.ChoiceField(
+        choices=Study.Kind.choices,
+        default=Study.Kind.CLOSED,
+        help_text="closed: labels from the codebook's categories; open: free-text codes, "
+        "besides the categories of the codebook if one is pinned.",
+    )
+    codes_shared = serializers.BooleanField(
+        default=False,
+        help_text="Open coding: annotators see, and are offered, the codes others wrote while "
+        "the round runs (default: each sees only their own).",
+    )
+    codebook = serializers.SlugField(
+        required=False,
+        help_text="Codebook key; an open study may leave it out and name `dimension_names`.",
+    )
     codebook_version = serializers.CharField(
         required=False, help_text="Defaults to the newest version."
     )
     dimensions = serializers.ListField(
         child=serializers.SlugField(), required=False, help_text="Defaults to all."
+    )
+    dimension_names = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, max_length=200),
+        required=False,
+        help_text="An open study without a codebook: the dimensions it codes, e.g. "
+        '["root cause", "symptom"]; a codebook version of them, without categories, is made '
+        "(key from the slug, version open).",
     )
     overlap = serializers.IntegerField(default=2, min_value=1, max_value=20)
     guidelines = serializers.CharField(required=False, allow_blank=True, default="")
@@ -274,7 +307,12 @@ class StudyViewSet(
         body = StudyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        codebook = _codebook(data["codebook"], data.get("codebook_version"))
+        if "codebook" in data:
+            codebook = _codebook(data["codebook"], data.get("codebook_version"))
+        elif "codebook_version" in data:
+            raise ValidationError({"codebook_version": "a version of which codebook? give one"})
+        else:
+            codebook = None
         frame, sample = _frame_and_sample(data)
         hold_minutes = data.get("hold_minutes")
         study, batch = study_create(
@@ -282,6 +320,9 @@ class StudyViewSet(
             name=data["name"],
             codebook=codebook,
             dimension_keys=data.get("dimensions"),
+            kind=data["kind"],
+            codes_shared=data["codes_shared"],
+            dimension_names=data.get("dimension_names"),
             frame=frame,
             sample=sample,
             seed=data.get("seed"),

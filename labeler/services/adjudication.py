@@ -371,6 +371,9 @@ def study_majority_set(*, study: Study, majority: str) -> int:
         )
     Study.objects.filter(pk=study.pk).update(majority=majority)
     study.majority = majority
+    if study.kind == Study.Kind.OPEN:
+        # Open coding takes no automatic decision (labeler.services.assignment).
+        return 0
     pending = list(
         StudyItem.objects.select_for_update()
         .filter(

@@ -13,6 +13,11 @@ The submission that completes an item (and a revision of a complete item not fin
 also takes the automatic final-label decisions (labeler.services.adjudication): two more
 queries, while still holding the item's row lock. A final item's labels are locked: changing
 them is refused as a conflict, saying how the item became final.
+
+In an open-coding study a submission also takes codes, written on the study's code board
+(labeler.services.coding, under the board's row lock: an assignment, then its board, then its
+item), and takes no automatic decision: the round's result is its codes, and its items stay
+open to revision while the codes are sorted.
 """
 
 from __future__ import annotations
@@ -28,7 +33,14 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from labeler.labels import Scheme, labels_paths, labels_validate, study_scheme_by_id
+from labeler.coding import assignment_codes
+from labeler.labels import (
+    Scheme,
+    labels_paths,
+    labels_validate,
+    open_submission_validate,
+    study_scheme_by_id,
+)
 from labeler.models import (
     Assignment,
     SkipReason,
@@ -36,6 +48,7 @@ from labeler.models import (
     StudyItem,
 )
 from labeler.services.adjudication import final_labels_settle, item_final_conflict
+from labeler.services.coding import code_uses_replace
 from taxonomy.models import Category
 
 Status = Assignment.Status
@@ -213,8 +226,8 @@ ASSIGNMENT_COLUMNS = ", ".join(
 
 def _locked_own(*, assignment_id: int, user) -> Assignment:
     """Lock the user's assignment; its item is read, not locked (SUBMIT_SQL changes its
-    counters as its first write): the assignment carries the item's `item_adjudicated_at` and
-    its study's `study_majority` policy."""
+    counters as its first write): the assignment carries the item's `item_adjudicated_at`,
+    its study's `study_majority` policy and its study's `study_kind`."""
     assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
     if assignment is None:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
@@ -226,7 +239,7 @@ def _locked_own(*, assignment_id: int, user) -> Assignment:
 # Plain SQL: the ORM takes longer to build it than the database to answer.
 LOCK_OWN_SQL = """
 SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at,
-       study.majority AS study_majority
+       study.majority AS study_majority, study.kind AS study_kind
 FROM labeler_assignment assignment
 JOIN labeler_studyitem item ON item.id = assignment.item_id
 JOIN labeler_study study ON study.id = assignment.study_id
@@ -252,6 +265,20 @@ def _changes(old: dict, new: dict) -> dict:
     }
 
 
+def _code_changes(old: dict, new: dict) -> dict:
+    """Changed codes under `codes.<dimension key>`, as written; their order does not count."""
+    return {
+        f"codes.{key}": {"from": old.get(key, []), "to": new.get(key, [])}
+        for key in sorted(set(old) | set(new))
+        if set(old.get(key, [])) != set(new.get(key, []))
+    }
+
+
+CLOSED_STUDY_CODES = (
+    "this is a closed-coding study: it takes labels from its codebook only, no codes"
+)
+
+
 def _submission_fields_check(*, note, unsure, seconds) -> None:
     """Refuse a bad note, unsure flag or seconds; None stands for a note or flag left out."""
     errors = {}
@@ -270,7 +297,7 @@ def _submission_fields_check(*, note, unsure, seconds) -> None:
 class VersionConflict(Exception):
     """A submission based on a version that is no longer the assignment's current one (it
     was saved from elsewhere since, e.g. another tab). `current` is what is stored now:
-    {labels, note, unsure, version}."""
+    {labels, codes, note, unsure, version}."""
 
     def __init__(self, *, based_on: int, current: dict):
         self.based_on = based_on
@@ -285,8 +312,10 @@ def _version_check(assignment: Assignment, version: int | None) -> None:
     if version is None or version == assignment.version:
         return
     labels = dict(assignment.annotations.values_list("dimension__key", "values"))
+    open_coding = assignment.study_kind == Study.Kind.OPEN
     current = {
         "labels": labels,
+        "codes": assignment_codes(assignment=assignment) if open_coding else {},
         "note": assignment.note,
         "unsure": assignment.unsure,
         "version": assignment.version,
@@ -300,6 +329,7 @@ def assignment_submit(
     assignment_id: int,
     user,
     labels: dict,
+    codes: dict | None = None,
     note: str | None = None,
     unsure: bool | None = None,
     seconds: int = 0,
@@ -308,6 +338,11 @@ def assignment_submit(
 ) -> Assignment:
     """Store the user's labels for their assignment: a first submission or a revision.
 
+    In an open-coding study `codes` ({dimension key: [codes]}, see labels.codes_validate)
+    come with the labels, a required dimension taking a category or a code; they are written
+    on the study's board (labeler.services.coding) and kept as written in the version. A
+    closed study refuses codes.
+
     A `note` or `unsure` left out (None) is "" and false on a first submission; a revision
     keeps what the assignment had. Every submission becomes a numbered version in the item's
     history with what changed. `version` is the version the labels revise (0 for a first
@@ -315,8 +350,9 @@ def assignment_submit(
     Refused, with nothing stored: someone else's assignment, a final item (a conflict), a
     skipped item, a hold that expired after others took the item, a stale `version`, and any
     label `labels_validate` refuses. A submission that completes the item, or revises the
-    labels of a complete item not final yet, takes the automatic final-label decisions.
-    The returned assignment carries its new labels as `labels` ({dimension key: [paths]}).
+    labels of a complete item not final yet, takes the automatic final-label decisions (in a
+    closed study). The returned assignment carries its new labels as `labels` ({dimension
+    key: [paths]}) and its codes as `codes` ({dimension key: [codes]}).
     """
     _submission_fields_check(note=note, unsure=unsure, seconds=seconds)
     assignment = _locked_own(assignment_id=assignment_id, user=user)
@@ -326,7 +362,13 @@ def assignment_submit(
         raise ValidationError("you skipped this item; it went to other annotators")
     _version_check(assignment, version)
     scheme = scheme or study_scheme_by_id(study_id=assignment.study_id)
-    chosen = labels_validate(scheme=scheme, labels=labels)
+    open_coding = assignment.study_kind == Study.Kind.OPEN
+    if open_coding:
+        chosen, written = open_submission_validate(scheme=scheme, labels=labels, codes=codes or {})
+    elif codes:
+        raise ValidationError({"codes": CLOSED_STUDY_CODES})
+    else:
+        chosen, written = labels_validate(scheme=scheme, labels=labels), {}
     reclaim = assignment.status == Status.EXPIRED
     first = assignment.status != Status.SUBMITTED
     if note is None:
@@ -342,11 +384,15 @@ def assignment_submit(
     else:
         old = dict(assignment.annotations.values_list("dimension__key", "values"))
         changes = _changes(old, new)
+        if open_coding:
+            changes.update(_code_changes(assignment_codes(assignment=assignment), written))
         if note != assignment.note:
             changes["note"] = {"from": assignment.note, "to": note}
         if unsure != assignment.unsure:
             changes["unsure"] = {"from": assignment.unsure, "to": unsure}
         assignment.annotations.all().delete()
+    if open_coding:
+        code_uses_replace(assignment=assignment, scheme=scheme, codes=written, user=user, now=now)
     assignment.version += 1
     assignment.status = Status.SUBMITTED
     if first:
@@ -358,6 +404,7 @@ def assignment_submit(
         assignment=assignment,
         chosen=chosen,
         labels=new,
+        codes=written,
         changes=changes,
         seconds=seconds,
         now=now,
@@ -365,7 +412,7 @@ def assignment_submit(
         reclaim=reclaim,
     )
     complete = _submission_write(submission)
-    if complete and (first or new != old):
+    if complete and not open_coding and (first or new != old):
         final_labels_settle(
             item_ids=[assignment.item_id],
             scheme=scheme,
@@ -373,18 +420,20 @@ def assignment_submit(
             now=now,
         )
     assignment.labels = new
+    assignment.codes = written
     return assignment
 
 
 @dataclass(frozen=True)
 class Submission:
-    """What a submission writes: the assignment (its fields already changed), its labels,
-    the version's changes and seconds. A first submission counts on the item; one after the
-    hold expired claims a place on it again, if there is one."""
+    """What a submission writes: the assignment (its fields already changed), its labels and
+    codes, the version's changes and seconds. A first submission counts on the item; one
+    after the hold expired claims a place on it again, if there is one."""
 
     assignment: Assignment
     chosen: dict[str, list[Category]]
     labels: dict[str, list[str]]
+    codes: dict[str, list[str]]
     changes: dict
     seconds: int
     now: dt.datetime
@@ -414,6 +463,7 @@ def _submission_write(submission: Submission) -> bool:
                 "total_seconds": assignment.seconds,
                 "version": assignment.version,
                 "labels": json.dumps(submission.labels),
+                "codes": json.dumps(submission.codes),
                 "changes": json.dumps(submission.changes),
                 "seconds": submission.seconds,
                 "now": submission.now,
@@ -449,10 +499,10 @@ WITH counted AS (
     WHERE assignment.id = %(assignment)s
 ), versioned AS (
     INSERT INTO labeler_annotationversion
-        (assignment_id, item_id, annotator_id, number, labels, changes, note, unsure, seconds,
-         created_at)
+        (assignment_id, item_id, annotator_id, number, labels, codes, changes, note, unsure,
+         seconds, created_at)
     SELECT %(assignment)s, counted.id, %(annotator)s, %(version)s, %(labels)s::jsonb,
-           %(changes)s::jsonb, %(note)s, %(unsure)s, %(seconds)s, %(now)s
+           %(codes)s::jsonb, %(changes)s::jsonb, %(note)s, %(unsure)s, %(seconds)s, %(now)s
     FROM counted
 ), added AS (
     INSERT INTO labeler_annotation

@@ -20,6 +20,7 @@ from labeler.sampling import (
     sample_plan,
     sample_warnings,
 )
+from labeler.services.coding import board_open_create, codebook_open_create
 from mining.tasks import reports_patches_request
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
@@ -152,13 +153,55 @@ def sample_spec_parse(sample: SampleSpec | dict) -> SampleSpec:
         raise ValidationError({f"sample.{field}": message}) from None
 
 
+def study_kind_check(
+    *, kind: str, codebook: Codebook | None, codes_shared: bool, dimension_names, dimension_keys
+) -> None:
+    """A closed study labels with a codebook; an open one pins a codebook or names the
+    dimensions it codes, not both. The set-up page checks it before the preview."""
+    if kind not in Study.Kind.values:
+        raise ValidationError({"kind": f"{kind!r} is not one of {', '.join(Study.Kind.values)}"})
+    if kind == Study.Kind.CLOSED:
+        errors = {}
+        if codebook is None:
+            errors["codebook"] = "a closed-coding study labels with a codebook: choose one"
+        if dimension_names:
+            errors["dimension_names"] = (
+                "only an open-coding study names its own dimensions (kind: open)"
+            )
+        if codes_shared:
+            errors["codes_shared"] = "only an open-coding study has codes to share (kind: open)"
+        if errors:
+            raise ValidationError(errors)
+    elif codebook is None and not dimension_names:
+        raise ValidationError(
+            {
+                "codebook": "an open-coding study pins a codebook (its categories are offered "
+                "besides free codes) or names the dimensions it codes (dimension_names)"
+            }
+        )
+    elif codebook is not None and dimension_names:
+        raise ValidationError(
+            {
+                "dimension_names": "name dimensions only to start without a codebook: the "
+                "pinned one has its own (choose among them with dimensions)"
+            }
+        )
+    elif dimension_names and dimension_keys:
+        raise ValidationError(
+            {"dimensions": "a study without a codebook codes every dimension it names"}
+        )
+
+
 @transaction.atomic
 def study_create(
     *,
     slug: str,
     name: str,
-    codebook: Codebook,
+    codebook: Codebook | None = None,
     dimension_keys: list[str] | None = None,
+    kind: str = Study.Kind.CLOSED,
+    codes_shared: bool = False,
+    dimension_names: list[str] | None = None,
     frame: FrameQuery,
     sample: SampleSpec,
     seed: int | None = None,
@@ -173,8 +216,23 @@ def study_create(
     `dimension_keys` defaults to every dimension of the codebook. The creator, if given,
     becomes a lead of the study. Refused, with nothing written, when the frame gives no
     item to draw.
+
+    `kind` open: an open-coding study, with its code board; `codes_shared` lets its
+    annotators see each other's codes while the round runs. It pins `codebook`, or starts
+    from scratch on a codebook version made of `dimension_names` (services.coding).
     """
     sample = sample_spec_parse(sample)
+    study_kind_check(
+        kind=kind,
+        codebook=codebook,
+        codes_shared=codes_shared,
+        dimension_names=dimension_names,
+        dimension_keys=dimension_keys,
+    )
+    if Study.objects.filter(slug=slug).exists():
+        raise ValidationError({"slug": f"a study {slug!r} already exists"})
+    if codebook is None:
+        codebook = codebook_open_create(slug=slug, name=name, dimension_names=dimension_names)
     dimensions = list(codebook.dimensions.order_by("position"))
     if dimension_keys:
         by_key = {d.key: d for d in dimensions}
@@ -189,8 +247,6 @@ def study_create(
         dimensions = [by_key[key] for key in dict.fromkeys(dimension_keys)]
     if not dimensions:
         raise ValidationError({"dimensions": "a study labels at least one dimension"})
-    if Study.objects.filter(slug=slug).exists():
-        raise ValidationError({"slug": f"a study {slug!r} already exists"})
     study = Study(
         slug=slug,
         name=name,
@@ -201,6 +257,8 @@ def study_create(
         sampling=sample.to_dict(),
         seed=new_seed() if seed is None else seed,
         item_order=item_order,
+        kind=kind,
+        codes_shared=codes_shared,
         created_by=created_by,
     )
     if hold_timeout is not None:
@@ -218,6 +276,8 @@ def study_create(
     study.save()
     study.dimensions.set(dimensions)
     codebook_freeze(codebook=codebook)
+    if kind == Study.Kind.OPEN:
+        board_open_create(study=study, created_by=created_by)
     if created_by is not None:
         study_member_add(study=study, user=created_by, role=StudyMember.Role.LEAD)
     batch, _ = study_batch_append(

@@ -82,6 +82,7 @@ def item_history_page(request, slug: str, item_id: int):
             if pseudonyms is None or version.annotator_id == request.user.pk
             else pseudonyms.get(version.annotator_id, "another annotator"),
             "labels": names.labels(version.labels),
+            "codes": names.codes(version.codes),
             "changes": names.changes(version.changes),
         }
         for version in item_history(item=item, user=request.user, access=access)
@@ -140,6 +141,10 @@ def _as_text(value) -> str:
     return str(value) if value not in (None, "") else "(empty)"
 
 
+# A revision's changed codes are under `codes.<dimension key>` (services.assignment).
+CODES = "codes."
+
+
 class _LabelNames:
     """Stored labels (dimension keys, category key paths) as people read them: names, in the
     codebook's order of dimensions, each category with its path."""
@@ -162,8 +167,8 @@ class _LabelNames:
         return category.name if category is not None else path
 
     def _named(self, key: str, paths) -> object:
-        if not isinstance(paths, list):
-            return paths  # the note or the unsure flag
+        if not isinstance(paths, list) or key.startswith(CODES):
+            return paths  # the note, the unsure flag, or codes as written
         return [f"{self._category_name(key, path)} ({path})" for path in paths]
 
     def values(self, key: str, paths: list[str]) -> list[tuple[str, str]]:
@@ -180,11 +185,20 @@ class _LabelNames:
             for key in sorted(labels, key=self._order)
         ]
 
+    def codes(self, codes: dict) -> list[tuple[str, list[str]]]:
+        """Open coding: [(dimension name, [codes as written])]."""
+        return [(self.dimension_name(key), codes[key]) for key in sorted(codes, key=self._order)]
+
+    def _change_name(self, key: str) -> str:
+        if key.startswith(CODES):
+            return f"{self.dimension_name(key.removeprefix(CODES))}: codes"
+        return self.dimension_name(key)
+
     def changes(self, changes: dict) -> list[tuple[str, str, str]]:
         """What a revision changed, as (what, from, to) text."""
         return [
             (
-                self.dimension_name(key),
+                self._change_name(key),
                 _as_text(self._named(key, changes[key].get("from"))),
                 _as_text(self._named(key, changes[key].get("to"))),
             )

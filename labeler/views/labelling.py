@@ -8,8 +8,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from labeler.labels import NOTE_MAX, study_scheme
-from labeler.models import SkipReason
+from labeler.labels import CODE_MAX, CODES_PER_DIMENSION, NOTE_MAX, study_scheme
+from labeler.models import SkipReason, Study
 from labeler.permissions import study_get_for_user
 
 # The label page's shortcuts, shown in its help overlay and on the study page.
@@ -43,6 +43,33 @@ SHORTCUTS = [
     ("l", "look again for an item, when others hold the last ones"),
     ("?", "show or hide these shortcuts"),
 ]
+# An open-coding study's own: its codes, written from the keyboard, and the note is a memo.
+CODE_SHORTCUTS = [
+    (
+        "c",
+        "write a code for the focused dimension; the codes in use are offered as you type",
+    ),
+    ("Enter in a code", "add it (or the highlighted code offered)"),
+    ("↑ ↓ in a code", "highlight one of the codes offered"),
+    ("Backspace in an empty code", "remove the dimension's last code"),
+    ("Tab / Shift+Tab in a code", "the next / previous dimension's code; after the last, the memo"),
+    ("Esc in a code", "close the codes offered, then leave the code"),
+    ("Ctrl+Enter in a code", "submit (a code still typed is added)"),
+]
+MEMO = "n", "write a memo; Ctrl+Enter submits from the memo, Esc leaves it"
+
+
+def study_shortcuts(study: Study) -> list[tuple[str, str]]:
+    """The label page's shortcuts for the study: an open-coding study's codes come after the
+    choices of a dimension, and its note is a memo."""
+    if study.kind != Study.Kind.OPEN:
+        return SHORTCUTS
+    shortcuts: list[tuple[str, str]] = []
+    for keys, what in SHORTCUTS:
+        shortcuts.append(MEMO if keys == "n" else (keys, what))
+        if keys == "Delete":
+            shortcuts.extend(CODE_SHORTCUTS)
+    return shortcuts
 
 
 def _category_json(category, parents: dict[int, str]) -> dict:
@@ -92,14 +119,18 @@ def study_label(request, slug: str):
             "skip": _url_template("assignment-skip"),
             "report": _url_template("studies:item-report", study.slug),
             "history": _url_template("studies:item-history", study.slug),
+            "codes": reverse("study-codes", kwargs={"slug": study.slug}),
         },
         "me": request.user.get_username(),
         "noteMax": NOTE_MAX,
+        "open": study.kind == Study.Kind.OPEN,
+        "codeMax": CODE_MAX,
+        "codesPerDimension": CODES_PER_DIMENSION,
     }
     return render(
         request,
         "labeler/label.html",
-        {"study": study, "config": config, "shortcuts": SHORTCUTS},
+        {"study": study, "config": config, "shortcuts": study_shortcuts(study)},
     )
 
 

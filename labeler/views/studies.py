@@ -41,8 +41,9 @@ from labeler.services.studies import (
     study_sample_preview,
 )
 from labeler.views.board import new_study_initial
+from labeler.views.coding import open_coding_context
 from labeler.views.common import require_lead
-from labeler.views.labelling import SHORTCUTS
+from labeler.views.labelling import study_shortcuts
 from mining.markdown import render_markdown
 
 
@@ -152,6 +153,9 @@ def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: Samp
         name=data["name"],
         codebook=data["codebook"],
         dimension_keys=form.dimension_keys(),
+        kind=data["kind"],
+        codes_shared=data["codes_shared"],
+        dimension_names=form.dimension_name_list() or None,
         frame=frame,
         sample=sample,
         seed=data["seed"],
@@ -188,9 +192,10 @@ def study_detail(request, slug: str):
         "batches": study.batches.all(),
         "frame_summary": _frame_summary(study.frame),
         "guidelines_html": render_markdown(study.guidelines),
-        "shortcuts": SHORTCUTS,
+        "shortcuts": study_shortcuts(study),
         "sees_agreement": access_sees_agreement(access),
         "adjudicates": access_adjudicates(access),
+        **open_coding_context(study=study, access=access),
     }
     if context["adjudicates"]:
         context["to_decide"] = len(

@@ -1,11 +1,13 @@
 // The labelling page: one report at a time, labels chosen from the keyboard. It drives the
 // study API (next, submit, skip, progress, previous) and reads each item's report from the
 // page's item report address, shown by report.js. Unsaved choices live in a draft in the
-// browser (label_draft.js) until they are submitted.
+// browser (label_draft.js) until they are submitted. In an open-coding study each dimension
+// also takes codes written by the annotator (label_codes.js), and the note is a memo.
 
 import { api } from "./api.js";
 import { byId, el, plural } from "./dom.js";
 import { visibleClock } from "./label_clock.js";
+import { labelCodes } from "./label_codes.js";
 import { labelControls } from "./label_controls.js";
 import { labelDrafts } from "./label_draft.js";
 import { labelKeys } from "./label_keys.js";
@@ -25,12 +27,13 @@ function urlFor(template, id) {
 
 const state = {
   mode: "loading", // loading | label | skip | waiting | done
-  current: null, // {assignment, item, labels, note, unsure, version, revising, ref}
+  current: null, // {assignment, item, labels, codes, note, unsure, version, revising, ref}
   chosen: {}, // dimension key -> [category paths]
+  codes: {}, // dimension key -> [codes as written] (open coding)
   level: {}, // dimension key -> path of the category whose sub-categories are shown ("" top)
   highlight: {}, // dimension key -> index of the highlighted option (-1: none)
   focus: 0, // index of the focused dimension
-  errors: {}, // field name ("labels.<key>", "note") -> message
+  errors: {}, // field name ("labels.<key>", "note") -> message; codes' go under their labels
   timers: new Map(), // assignment id -> milliseconds spent before it was left
   busy: false,
   conflict: null, // {current: {labels, note, unsure, version}, body} while the choice is open
@@ -38,15 +41,34 @@ const state = {
 
 dims.forEach(function (dim) {
   state.chosen[dim.key] = [];
+  state.codes[dim.key] = [];
   state.level[dim.key] = "";
   state.highlight[dim.key] = -1;
 });
 
 const clock = visibleClock(byId("timer"));
+const codes = config.open
+  ? labelCodes({
+      dims: dims,
+      state: state,
+      config: config,
+      page: {
+        render: render,
+        setStatus: setStatus,
+        submit: function () {
+          submit();
+        },
+        focusNote: function () {
+          byId("note").focus();
+        },
+      },
+    })
+  : null;
 const controls = labelControls({
   dims: dims,
   state: state,
   noteMax: config.noteMax,
+  codes: codes,
   onChoose: function (dim, category) {
     keys.digitCancel();
     choose(dim, category);
@@ -103,18 +125,23 @@ async function refreshProgress() {
 
 function choicesNow() {
   const labels = {};
+  const written = {};
   dims.forEach(function (dim) {
     labels[dim.key] = state.chosen[dim.key].slice();
+    if (state.codes[dim.key].length) written[dim.key] = state.codes[dim.key].slice();
   });
-  return { labels: labels, note: byId("note").value, unsure: byId("unsure").checked };
+  return { labels: labels, codes: written, note: byId("note").value, unsure: byId("unsure").checked };
 }
 
 function sameChoices(a, b) {
+  const same = function (x, y) {
+    return JSON.stringify(x || []) === JSON.stringify(y || []);
+  };
   return (
     (a.note || "") === (b.note || "") &&
     Boolean(a.unsure) === Boolean(b.unsure) &&
     dims.every(function (dim) {
-      return JSON.stringify(a.labels[dim.key] || []) === JSON.stringify(b.labels[dim.key] || []);
+      return same(a.labels[dim.key], b.labels[dim.key]) && same((a.codes || {})[dim.key], (b.codes || {})[dim.key]);
     })
   );
 }
@@ -130,6 +157,7 @@ function keepDraft() {
   }
   drafts.write(entry.assignment, {
     chosen: now.labels,
+    codes: now.codes,
     note: now.note,
     unsure: now.unsure,
     version: entry.version,
@@ -149,7 +177,9 @@ async function open(entry) {
   const shown = draft
     ? Object.assign({}, entry, { version: draft.version })
     : entry;
-  const choices = draft ? { labels: draft.chosen, note: draft.note, unsure: draft.unsure } : entry;
+  const choices = draft
+    ? { labels: draft.chosen, codes: draft.codes || {}, note: draft.note, unsure: draft.unsure }
+    : entry;
   state.current = shown;
   state.errors = {};
   state.focus = 0;
@@ -159,7 +189,9 @@ async function open(entry) {
     const single = !dim.multiple && chosen.length === 1 ? dim.byPath.get(chosen[0]) : null;
     state.level[dim.key] = single && single.parent ? single.parent : "";
     state.highlight[dim.key] = -1;
+    state.codes[dim.key] = ((choices.codes || {})[dim.key] || []).slice();
   });
+  if (codes) codes.reset();
   // A new item starts on its first dimension, also for the keyboard: no field keeps focus.
   if (byId("controls").contains(document.activeElement)) document.activeElement.blur();
   byId("note").value = choices.note || "";
@@ -250,6 +282,7 @@ async function loadNext(loading) {
     assignment: data.assignment,
     item: data.item,
     labels: {},
+    codes: data.codes || {},
     note: "",
     unsure: false,
     version: data.version,
@@ -259,11 +292,18 @@ async function loadNext(loading) {
   if (!drafts.read(data.assignment)) setStatus("");
 }
 
-function fieldName(field) {
-  const dim = dims.find(function (d) {
-    return "labels." + d.key === field;
+// The dimension a field of an error is about: labels.<key>, or codes.<key> and codes.<key>[n].
+function dimOf(field) {
+  return dims.find(function (d) {
+    return field === "labels." + d.key || field === "codes." + d.key || field.startsWith("codes." + d.key + "[");
   });
-  return dim ? dim.name : field;
+}
+
+function fieldName(field) {
+  const dim = dimOf(field);
+  if (!dim) return field;
+  const at = /\[(\d+)\]$/.exec(field);
+  return field.startsWith("codes.") ? dim.name + " codes" + (at ? " (code " + (Number(at[1]) + 1) + ")" : "") : dim.name;
 }
 
 // Every problem named with what it is about, at the Submit button and in the status line:
@@ -273,10 +313,13 @@ function showErrors(error) {
   const named = [];
   Object.entries(error.fields || {}).forEach(function ([field, messages]) {
     const message = [].concat(messages).join(" ");
-    const isDimension = dims.some(function (dim) {
-      return "labels." + dim.key === field;
-    });
-    if (isDimension || field === "note") state.errors[field] = message;
+    const dim = dimOf(field);
+    if (dim) {
+      const key = "labels." + dim.key;
+      state.errors[key] = state.errors[key] ? state.errors[key] + " " + message : message;
+    } else if (field === "note") {
+      state.errors[field] = message;
+    }
     named.push(fieldName(field) + ": " + message);
   });
   const firstBad = dims.findIndex(function (dim) {
@@ -291,17 +334,21 @@ function showErrors(error) {
 
 function submissionBody(version) {
   const now = choicesNow();
-  return {
+  const body = {
     labels: now.labels,
     note: now.note,
     unsure: now.unsure,
     seconds: Math.max(1, Math.ceil(clock.ms() / 1000)),
     version: version,
   };
+  if (config.open) body.codes = now.codes;
+  return body;
 }
 
 async function submit(version) {
   if (!state.current || state.busy || state.mode !== "label") return;
+  // A code still typed in its box goes with the submission.
+  if (codes && !codes.commitAll()) return;
   const entry = state.current;
   const body = submissionBody(version === undefined ? entry.version : version);
   state.busy = true;
@@ -339,9 +386,14 @@ function labelsList(box, choices, other) {
       return nameOf(dim, path);
     });
     rows.push(el("dt", { text: dim.name }), el("dd", { className: differs ? "differs" : null, text: names.join(", ") || "(nothing)" }));
+    if (config.open) {
+      const written = (choices.codes || {})[dim.key] || [];
+      const codesDiffer = JSON.stringify(written) !== JSON.stringify((other.codes || {})[dim.key] || []);
+      rows.push(el("dt", { text: dim.name + " codes" }), el("dd", { className: codesDiffer ? "differs" : null, text: written.join("; ") || "(none)" }));
+    }
   });
   rows.push(
-    el("dt", { text: "Note" }),
+    el("dt", { text: config.open ? "Memo" : "Note" }),
     el("dd", { className: (choices.note || "") !== (other.note || "") ? "differs" : null, text: choices.note || "(none)" }),
     el("dt", { text: "Unsure" }),
     el("dd", { className: Boolean(choices.unsure) !== Boolean(other.unsure) ? "differs" : null, text: choices.unsure ? "yes" : "no" })
@@ -351,7 +403,7 @@ function labelsList(box, choices, other) {
 
 function openConflict(current, body) {
   state.conflict = { current: current, body: body };
-  const mine = { labels: body.labels, note: body.note, unsure: body.unsure };
+  const mine = { labels: body.labels, codes: body.codes, note: body.note, unsure: body.unsure };
   byId("conflict-text").textContent =
     "You changed version " + body.version + " of " + state.current.ref + ", but version " +
     current.version + " was saved since, from another tab or window. Which one should stay?";
@@ -416,6 +468,7 @@ function revisionEntry(assignment) {
     assignment: assignment.id,
     item: assignment.item,
     labels: assignment.labels,
+    codes: assignment.codes || {},
     note: assignment.note,
     unsure: assignment.unsure,
     version: assignment.version,
@@ -522,6 +575,7 @@ function toggleHelp(show) {
 const keys = labelKeys({
   dims: dims,
   state: state,
+  codes: codes,
   skipReasons: config.skipReasons,
   page: {
     render: render,

@@ -3,7 +3,8 @@
 // the others show one line with what is chosen, so that every choice, the note and Submit
 // fit in the window beside the report, and the definition takes the room left. It draws
 // from the page's state and changes only which dimension has the focus and which option is
-// highlighted; choosing is the page's (`onChoose`).
+// highlighted; choosing is the page's (`onChoose`). In an open-coding study (`codes`, see
+// label_codes.js) each dimension also shows its codes, and the focused one its code box.
 
 import { byId, el } from "./dom.js";
 import { hasChildren, nameOf, optionKey, optionsAt } from "./label_scheme.js";
@@ -11,14 +12,21 @@ import { hasChildren, nameOf, optionKey, optionsAt } from "./label_scheme.js";
 // From this share of the limit on, the note shows how many characters it has.
 const NOTE_COUNT_FROM = 0.8;
 
-export function labelControls({ dims, state, noteMax, onChoose }) {
+export function labelControls({ dims, state, noteMax, onChoose, codes }) {
   function render() {
+    // A code box keeps the focus, and what is typed in it, through the redraw.
+    const typing = codes ? codes.boxOf(document.activeElement) : null;
+    const caret = typing ? [typing.input.selectionStart, typing.input.selectionEnd] : null;
     byId("dimensions").replaceChildren.apply(
       byId("dimensions"),
       dims.map(function (dim, index) {
         return renderDimension(dim, index);
       })
     );
+    if (typing && typing.input.isConnected) {
+      typing.input.focus({ preventScroll: true });
+      typing.input.setSelectionRange(caret[0], caret[1]);
+    }
     keepRows();
     renderDefinition();
     byId("note").closest(".field").classList.toggle("has-error", Boolean(state.errors.note));
@@ -110,17 +118,22 @@ export function labelControls({ dims, state, noteMax, onChoose }) {
       state.focus = index;
       render();
     });
-    const rules = [dim.multiple ? "choose any" : "choose one", dim.required ? "required" : "optional"];
-    if (dim.leafOnly) rules.push("most specific only");
+    const hasOptions = dim.categories.length > 0;
+    const rules = [];
+    if (hasOptions) rules.push(dim.multiple ? "choose any" : "choose one");
+    if (codes) rules.push(hasOptions ? "or write codes" : "write codes");
+    rules.push(dim.required ? "required" : "optional");
+    if (hasOptions && dim.leafOnly) rules.push("most specific only");
 
     const chosen = state.chosen[dim.key];
     const chosenLine = el("span", { className: "chosen", "data-testid": "chosen-" + dim.key });
-    if (chosen.length) {
-      chosen.forEach(function (path) {
-        chosenLine.append(el("span", { className: "chip", "data-path": path, text: nameOf(dim, path) }));
-      });
-    } else {
-      chosenLine.append(el("span", { className: "muted", text: "nothing chosen yet" }));
+    chosen.forEach(function (path) {
+      chosenLine.append(el("span", { className: "chip", "data-path": path, text: nameOf(dim, path) }));
+    });
+    const codeChips = codes ? codes.chips(dim) : [];
+    if (codeChips.length) chosenLine.append.apply(chosenLine, codeChips);
+    if (!chosen.length && !codeChips.length) {
+      chosenLine.append(el("span", { className: "muted", text: codes ? "nothing chosen or coded yet" : "nothing chosen yet" }));
     }
     section.append(
       el("h3", {}, el("span", { className: "dim-name", text: dim.name }), " ", chosenLine,
@@ -178,7 +191,8 @@ export function labelControls({ dims, state, noteMax, onChoose }) {
       });
       list.append(item);
     });
-    section.append(list);
+    if (hasOptions || !codes) section.append(list);
+    if (codes) section.append(codes.box(dim));
     return section;
   }
 
@@ -203,7 +217,12 @@ export function labelControls({ dims, state, noteMax, onChoose }) {
     } else if (!category) {
       box.replaceChildren(el("h4", { text: dim.name }));
       if (dim.help) box.append(el("p", { text: dim.help }));
-      box.append(el("p", { className: "muted small", text: "↑ ↓ highlight an option to read its definition." }));
+      if (dim.categories.length) {
+        box.append(el("p", { className: "muted small", text: "↑ ↓ highlight an option to read its definition." }));
+      }
+      if (codes) {
+        box.append(el("p", { className: "muted small", text: "c writes a code: the codes in use are offered as you type, Enter adds one, Backspace in the empty box removes the last." }));
+      }
     } else {
       box.replaceChildren.apply(box, categoryDescription(category));
     }

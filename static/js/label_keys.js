@@ -1,13 +1,14 @@
 // The labelling page's keyboard shortcuts (listed in labeler.views.labelling.SHORTCUTS).
 // Keys move the page's state (focus, highlight, level) and call the page's actions (`page`).
-// Choosing an option never moves the focus: Tab does, always.
+// Choosing an option never moves the focus: Tab does, always. In an open-coding study `c`
+// goes into the focused dimension's code box, whose keys are label_codes.js's (`codes`).
 
 import { byId } from "./dom.js";
 import { MAX_NUMBERED, hasChildren, optionKey, optionsAt, twoDigits } from "./label_scheme.js";
 
 const MODIFIER_KEYS = ["Shift", "Control", "Alt", "Meta", "CapsLock"];
 
-export function labelKeys({ dims, state, skipReasons, page }) {
+export function labelKeys({ dims, state, codes, skipReasons, page }) {
   // The first digit of a two-digit option number, waiting for the second (no time limit:
   // any other key lets it go). On the state, so that the options can show what it starts.
   state.pendingDigit = null; // {dim, level, digit}
@@ -116,6 +117,8 @@ export function labelKeys({ dims, state, skipReasons, page }) {
       byId("unsure").checked = !byId("unsure").checked;
     } else if (key === "n") {
       byId("note").focus();
+    } else if (key === "c" && codes) {
+      codes.focus(dim);
     } else if (key === "s") {
       page.enterSkip();
     } else if (key === "p") {
@@ -155,6 +158,11 @@ export function labelKeys({ dims, state, skipReasons, page }) {
         event.preventDefault();
         page.closeConflict();
       }
+      return;
+    }
+    const codeBox = codes ? codes.boxOf(target) : null;
+    if (codeBox) {
+      if (state.mode === "label" && !state.busy) codes.key(event, codeBox);
       return;
     }
     if (target.matches("textarea, input:not([type=checkbox]), select")) {

@@ -2,7 +2,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from labeler.models import Assignment, Study, StudyItem, StudyMember
+from labeler.models import Assignment, Board, Study, StudyItem, StudyMember
 from tests.mining.factories import BugReportFactory
 from tests.taxonomy.factories import CategoryFactory, CodebookFactory, DimensionFactory
 
@@ -85,6 +85,28 @@ class LabellingStudyFactory(StudyFactory):
     def with_dimensions(obj, create, extracted, **kwargs):
         if create:
             obj.dimensions.set(obj.codebook.dimensions.all())
+
+
+def open_codebook(**fields):
+    """A codebook as an open study started from scratch has one: two required dimensions,
+    root-cause and symptom, without categories."""
+    codebook = CodebookFactory(version="open", **fields)
+    DimensionFactory(codebook=codebook, key="root-cause", name="Root cause", position=0)
+    DimensionFactory(codebook=codebook, key="symptom", name="Symptom", position=1)
+    return codebook
+
+
+class OpenStudyFactory(LabellingStudyFactory):
+    """An open-coding study with its code board: over `open_codebook` by default, or over
+    `labelling_codebook` (categories besides codes) when given it."""
+
+    kind = Study.Kind.OPEN
+    codebook = factory.LazyFunction(open_codebook)
+
+    @factory.post_generation
+    def with_board(obj, create, extracted, **kwargs):
+        if create:
+            Board.objects.create(study=obj, kind=Board.Kind.OPEN, created_at=timezone.now())
 
 
 class AssignmentFactory(factory.django.DjangoModelFactory):

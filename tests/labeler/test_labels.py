@@ -3,7 +3,14 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from labeler.labels import labels_paths, labels_validate, study_scheme, study_scheme_by_id
+from labeler.labels import (
+    CODES_PER_DIMENSION,
+    codes_validate,
+    labels_paths,
+    labels_validate,
+    study_scheme,
+    study_scheme_by_id,
+)
 from taxonomy.services import codebook_freeze
 from tests.labeler.factories import LabellingStudyFactory
 from tests.taxonomy.factories import CategoryFactory
@@ -130,3 +137,62 @@ def test_a_frozen_scheme_is_loaded_once_per_process(django_assert_num_queries):
         "memory/leak",
         "memory/bloat",
     ]
+
+
+def code_errors(scheme, codes):
+    with pytest.raises(ValidationError) as error:
+        codes_validate(scheme=scheme, codes=codes)
+    return {key: messages[0] for key, messages in error.value.message_dict.items()}
+
+
+def test_codes_come_back_trimmed_and_collapsed_in_scheme_order(scheme):
+    written = codes_validate(
+        scheme=scheme,
+        codes={
+            "impact": ["  slow\n start "],
+            "root-cause": ["Leak", "cache\u00a0 bloat"],
+        },
+    )
+    assert written == {"root-cause": ["Leak", "cache bloat"], "impact": ["slow start"]}
+    assert list(written) == ["root-cause", "impact"]
+    assert codes_validate(scheme=scheme, codes={"impact": []}) == {}
+
+
+def test_every_bad_code_is_named_by_dimension_and_place(scheme):
+    assert code_errors(
+        scheme,
+        {
+            "root-cause": ["leak", "   ", 7, "LEAK", "a\x00b"],
+            "impakt": ["slow"],
+            "impact": "slow",
+        },
+    ) == {
+        "codes.root-cause[1]": "a code takes 1 to 120 characters; this one is empty",
+        "codes.root-cause[2]": "must be text",
+        "codes.root-cause[3]": "'LEAK' is given twice (also at [0])",
+        "codes.root-cause[4]": "must not contain the NUL character",
+        "codes.impakt": "the study does not code dimension 'impakt' (it codes: root-cause, "
+        "impact); did you mean 'impact'?",
+        "codes.impact": "must be a list of codes (text)",
+    }
+
+
+def test_codes_are_at_most_twenty_per_dimension_and_an_object(scheme):
+    too_many = [f"code {n}" for n in range(CODES_PER_DIMENSION + 1)]
+    assert code_errors(scheme, {"root-cause": too_many}) == {
+        "codes.root-cause": "at most 20 codes per dimension (21 given)"
+    }
+    assert codes_validate(scheme=scheme, codes={"root-cause": too_many[:-1]})
+    assert code_errors(scheme, ["leak"]) == {
+        "codes": "must be an object of dimension key to a list of codes"
+    }
+
+
+def test_a_code_satisfies_a_required_dimension_only_when_codes_count(scheme):
+    assert labels_validate(scheme=scheme, labels={}, coded=frozenset({"root-cause"})) == {}
+    with pytest.raises(ValidationError) as error:
+        labels_validate(scheme=scheme, labels={}, coded=frozenset({"impact"}))
+    assert error.value.message_dict == {
+        "labels.root-cause": ["this dimension is required: choose a category or write a code"]
+    }
+    assert errors(scheme, {}) == {"labels.root-cause": "this dimension is required"}

@@ -405,6 +405,7 @@ def test_a_submission_based_on_an_older_version_is_refused_with_the_current_one(
 
     assert conflict.value.current == {
         "labels": {"root-cause": ["memory/leak"], "impact": ["speed"]},
+        "codes": {},
         "note": "tab one",
         "unsure": False,
         "version": 1,

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from labeler.frames import Candidates, FrameQuery, StateFilter
-from labeler.models import Study, StudyBatch, StudyItem, StudyMember
+from labeler.models import Board, Study, StudyBatch, StudyItem, StudyMember
 from labeler.sampling import SampleMode, SampleSpec
 from labeler.services.studies import (
     study_create,
@@ -16,6 +16,7 @@ from labeler.services.studies import (
     study_members_add,
     study_sample_preview,
 )
+from taxonomy.models import Codebook
 from tests.labeler.factories import UserFactory, labelling_codebook
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
@@ -343,3 +344,73 @@ def test_drawn_reports_get_their_fix_commits_patches_once_the_draw_commits(
     drawn = study.items.values_list("report_id", flat=True)
     expected = Commit.objects.filter(fix_links__report_id__in=drawn).values_list("pk", flat=True)
     assert fetched and sorted(fetched) == sorted(expected)
+
+
+def test_an_open_study_from_scratch_pins_a_codebook_of_the_named_dimensions_and_has_a_board(
+    reports,
+):
+    creator = UserFactory()
+    study, batch = create(
+        slug="perf-open",
+        codebook=None,
+        kind="open",
+        dimension_names=["root cause", "symptom"],
+        codes_shared=True,
+        created_by=creator,
+    )
+
+    assert (study.kind, study.codes_shared, batch.sample_size) == ("open", True, 60)
+    codebook = Codebook.objects.get(pk=study.codebook_id)
+    assert (codebook.key, codebook.version, codebook.frozen) == ("perf-open", "open", True)
+    assert list(study.dimensions.order_by("position").values_list("key", flat=True)) == [
+        "root-cause",
+        "symptom",
+    ]
+    board = Board.objects.get(study=study)
+    assert (board.kind, board.frozen_into, board.created_by) == ("open", None, creator)
+
+
+def test_an_open_study_may_pin_a_codebook_and_a_closed_one_has_no_board(reports):
+    opened, _ = create(slug="open", kind="open", dimension_keys=["root-cause"])
+    closed, _ = create(slug="closed")
+    assert opened.codes_shared is False
+    assert list(opened.dimensions.values_list("key", flat=True)) == ["root-cause"]
+    assert Board.objects.get(study=opened).kind == "open"
+    assert not Board.objects.filter(study=closed).exists()
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "words"),
+    [
+        ({"codebook": None}, "codebook", "closed-coding study labels with a codebook"),
+        ({"codes_shared": True}, "codes_shared", "only an open-coding study"),
+        ({"dimension_names": ["symptom"]}, "dimension_names", "only an open-coding study"),
+        ({"kind": "open", "codebook": None}, "codebook", "or names the dimensions it codes"),
+        ({"kind": "open", "dimension_names": ["symptom"]}, "dimension_names", "the pinned one"),
+        (
+            {"kind": "open", "codebook": None, "dimension_names": [" "]},
+            "dimension_names[0]",
+            "a dimension needs a name",
+        ),
+        (
+            {"kind": "open", "codebook": None, "dimension_names": ["x"], "dimension_keys": ["x"]},
+            "dimensions",
+            "codes every dimension it names",
+        ),
+        ({"kind": "opened"}, "kind", "not one of closed, open"),
+    ],
+)
+def test_kind_and_codebook_must_go_together(reports, fields, field, words):
+    with pytest.raises(ValidationError) as error:
+        create(**fields)
+    assert words in error.value.message_dict[field][0]
+    assert not Study.objects.exists()
+    assert not Codebook.objects.filter(version="open").exists()
+
+
+def test_a_failed_open_study_from_scratch_leaves_no_codebook(reports):
+    frame = FrameQuery(repositories=("pytorch/pytorch",), created_from=dt.date(2030, 1, 1))
+    with pytest.raises(ValidationError):
+        create(kind="open", codebook=None, dimension_names=["symptom"], frame=frame)
+    assert not Codebook.objects.filter(version="open").exists()
+    assert not Board.objects.exists()

@@ -136,6 +136,7 @@ def test_a_submit_of_an_older_version_is_a_409_with_both(study, annotator):
     assert list(body["fields"]) == ["version"]
     assert body["current"] == {
         "labels": {"root-cause": ["memory/leak"], "impact": ["speed"]},
+        "codes": {},
         "note": "tab one",
         "unsure": False,
         "version": 1,
@@ -433,14 +434,17 @@ def test_next_item_json_is_what_the_serializer_says(closed):
     assignment = assignment_next(study=study, user=UserFactory())
     scheme = study_scheme(study=study)
 
+    codes = {"root-cause": ["cache never shrinks"]}
     written = json.loads(
         next_item_json(
-            assignment, report_for_labelling(report_id=assignment.item_report_id), scheme
+            assignment, report_for_labelling(report_id=assignment.item_report_id), scheme, codes
         )
     )
 
     expected = json.loads(
-        json.dumps(SchemeNextItemSerializer(assignment, context={"scheme": scheme}).data)
+        json.dumps(
+            SchemeNextItemSerializer(assignment, context={"scheme": scheme, "codes": codes}).data
+        )
     )
     assert written == expected
     assert list(written) == list(expected)
@@ -462,6 +466,7 @@ def test_submission_data_is_what_the_serializer_says():
         assignment_id=assignment_next(study=study, user=user).pk, user=user, reason="not_a_bug"
     )
 
+    codes = {"root-cause": ["cache never shrinks"]}
     for assignment, labels in ((submitted, submitted.labels), (skipped, {})):
-        expected = SubmissionSerializer(assignment, context={"labels": labels}).data
-        assert submission_data(assignment, labels) == expected
+        expected = SubmissionSerializer(assignment, context={"labels": labels, "codes": codes})
+        assert submission_data(assignment, labels, codes) == expected.data

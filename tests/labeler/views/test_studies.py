@@ -574,3 +574,52 @@ def test_a_capped_batch_says_so(client, study, lead):
         "Batch 2 drawn: 3 new items from 3 reports not yet in the study; sample capped at the "
         "frame size: 3 (asked for 10)." in response.content.decode()
     )
+
+
+def test_an_open_study_from_scratch_is_previewed_then_created(client, researcher, frame_reports):
+    client.force_login(researcher)
+    html = client.get("/studies/new/").content.decode()
+    assert 'name="kind"' in html and 'name="dimension_names"' in html
+    assert 'name="codes_shared"' in html
+    data = {
+        **setup_data(labelling_codebook(), sample_mode="size", sample_size="10"),
+        "codebook": "",
+        "kind": "open",
+        "dimension_names": "root cause, symptom",
+        "codes_shared": "on",
+    }
+    html = client.post("/studies/new/", {**data, "action": "preview"}).content.decode()
+    previewed = re.search(r'name="previewed" value="([0-9a-f]+)"', html).group(1)
+
+    response = client.post("/studies/new/", {**data, "action": "create", "previewed": previewed})
+
+    assert response.status_code == 302
+    study = Study.objects.get(slug="perf-bugs")
+    assert (study.kind, study.codes_shared, study.codebook.version) == ("open", True, "open")
+    assert [d.name for d in study.dimensions.order_by("position")] == ["root cause", "symptom"]
+    assert study.boards.get().kind == "open"
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "words"),
+    [
+        ({"codebook": ""}, "codebook", "closed-coding study labels with a codebook"),
+        ({"codes_shared": "on"}, "codes_shared", "only an open-coding study"),
+        ({"kind": "open", "codebook": ""}, "codebook", "names the dimensions it codes"),
+        (
+            {"kind": "open", "codebook": "", "dimension_names": "cause, Cause"},
+            "dimension_names",
+            "'Cause' is the same dimension as 'cause'",
+        ),
+    ],
+)
+def test_open_coding_settings_are_checked_at_the_preview_next_to_their_fields(
+    client, researcher, frame_reports, fields, field, words
+):
+    client.force_login(researcher)
+    data = {**setup_data(labelling_codebook()), **fields, "action": "preview"}
+    html = client.post("/studies/new/", data).content.decode()
+    error = re.search(rf'data-testid="error-{field}">([^<]*)<', html)
+    assert error is not None, html
+    assert words in error.group(1).replace("&#x27;", "'")
+    assert 'data-testid="create-study"' not in html

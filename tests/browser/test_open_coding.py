@@ -1,0 +1,215 @@
+"""In a real headless Chromium: two annotators code reports of an open-coding study by
+keyboard only, offered their own codes while typing (and the others' once the study shares
+them); the lead reads the round's saturation."""
+
+import csv
+import io
+
+import pytest
+from playwright.sync_api import expect
+
+from labeler.models import AnnotationVersion, Code, CodeUse, Study
+from tests.labeler.factories import OpenStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.mining.factories import BugReportFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TITLES = ["Memory grows every epoch", "Loader threads deadlock", "Slow first step"]
+
+
+@pytest.fixture
+def study(annotator, lead, make_user):
+    study = OpenStudyFactory(slug="open", name="Open round", overlap=2)
+    for position, title in enumerate(TITLES):
+        StudyItemFactory(study=study, report=BugReportFactory(title=title), position=position)
+    StudyMemberFactory(study=study, user=annotator, role="annotator")
+    StudyMemberFactory(study=study, user=lead, role="lead")
+    return study
+
+
+@pytest.fixture
+def second(make_user, study):
+    user = make_user(username="ann2")
+    StudyMemberFactory(study=study, user=user, role="annotator")
+    return user
+
+
+@pytest.fixture
+def watched(page):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    assert errors == [], errors
+
+
+def wait_for_item(page, title):
+    expect(page.get_by_test_id("report-title")).to_have_text(title)
+    expect(page.locator("#label-app")).to_have_attribute("data-state", "label")
+
+
+def chips(page, key):
+    return page.get_by_test_id(f"chosen-{key}").locator(".chip.code .code-name")
+
+
+def offers(page, key):
+    return page.get_by_test_id(f"code-offers-{key}").locator(".code-offer")
+
+
+def type_code(page, text):
+    page.keyboard.type(text)
+
+
+def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
+    watched, sign_in, annotator, second, lead, study
+):
+    page = watched
+    sign_in(annotator)
+    page.goto("/studies/open/label/")
+
+    # Report 1: c goes into the root cause's code box; Enter adds, Tab goes on to the next
+    # dimension's box, and from the last one to the memo.
+    wait_for_item(page, TITLES[0])
+    expect(page.locator(".note-label")).to_contain_text("Memo")
+    page.keyboard.press("c")
+    expect(page.get_by_test_id("code-input-root-cause")).to_be_focused()
+    expect(page.get_by_test_id("code-input-root-cause")).to_have_value("")
+    type_code(page, "memory  leak ")
+    page.keyboard.press("Enter")
+    type_code(page, "cache never shrinks")
+    page.keyboard.press("Enter")
+    expect(chips(page, "root-cause")).to_have_text(["memory leak", "cache never shrinks"])
+    type_code(page, "Memory Leak")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("status")).to_contain_text("“Memory Leak” is given already")
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("code-input-symptom")).to_be_focused()
+    expect(page.get_by_test_id("dim-symptom")).to_have_attribute("aria-current", "true")
+    type_code(page, "OOM")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("note")).to_be_focused()
+    page.keyboard.type("The cache keeps every tensor.")
+    page.keyboard.press("Control+Enter")
+
+    # Report 2: the first annotator's own codes are offered; arrows pick, Backspace in the
+    # empty box takes the last code back.
+    wait_for_item(page, TITLES[1])
+    expect(chips(page, "root-cause")).to_have_count(0)
+    page.keyboard.press("c")
+    type_code(page, "mem")
+    expect(offers(page, "root-cause")).to_have_text(["memory leak"])
+    page.screenshot(path="test-artifacts/open-coding-offers.png")
+    page.keyboard.press("ArrowDown")
+    expect(offers(page, "root-cause").first).to_have_class("code-offer highlighted")
+    page.keyboard.press("Enter")
+    expect(chips(page, "root-cause")).to_have_text(["memory leak"])
+    page.keyboard.press("Tab")
+    type_code(page, "slow")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Backspace")
+    expect(chips(page, "symptom")).to_have_count(0)
+    type_code(page, "hangs")
+    page.keyboard.press("Control+Enter")  # the code still typed goes with the submission
+    wait_for_item(page, TITLES[2])
+
+    # Codes not submitted yet survive a reload; a revision opens with the codes it had.
+    page.keyboard.press("c")
+    type_code(page, "first step compiles")
+    page.keyboard.press("Enter")
+    page.reload()
+    wait_for_item(page, TITLES[2])
+    expect(chips(page, "root-cause")).to_have_text(["first step compiles"])
+    page.keyboard.press("p")
+    wait_for_item(page, TITLES[1])
+    expect(page.get_by_test_id("revising")).to_be_visible()
+    expect(chips(page, "root-cause")).to_have_text(["memory leak"])
+    expect(chips(page, "symptom")).to_have_text(["hangs"])
+    page.keyboard.press("Escape")
+    wait_for_item(page, TITLES[2])
+
+    first = AnnotationVersion.objects.filter(annotator=annotator).order_by("created_at")
+    assert [v.codes for v in first] == [
+        {"root-cause": ["memory leak", "cache never shrinks"], "symptom": ["OOM"]},
+        {"root-cause": ["memory leak"], "symptom": ["hangs"]},
+    ]
+    assert first[0].note == "The cache keeps every tensor."
+
+    # The second annotator: blind to the first one's codes while the study keeps them apart.
+    page.context.clear_cookies()
+    sign_in(second)
+    page.goto("/studies/open/label/")
+    wait_for_item(page, TITLES[0])
+    page.keyboard.press("c")
+    type_code(page, "mem")
+    page.wait_for_timeout(400)  # the codes in use had time to come
+    expect(offers(page, "root-cause")).to_have_count(0)
+    expect(page.get_by_test_id("code-offers-root-cause")).to_be_hidden()
+    type_code(page, "ory bloat")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    type_code(page, "oom")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+Enter")
+
+    wait_for_item(page, TITLES[1])
+    page.keyboard.press("c")
+    type_code(page, "m")
+    expect(offers(page, "root-cause")).to_have_text(["memory bloat"])
+    page.keyboard.press("Escape")  # closes the offers, then leaves the box
+    expect(page.get_by_test_id("code-offers-root-cause")).to_be_hidden()
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("code-input-root-cause")).not_to_be_focused()
+
+    # Once the study shares codes, everyone's are offered.
+    Study.objects.filter(pk=study.pk).update(codes_shared=True)
+    page.keyboard.press("c")
+    page.keyboard.press("Backspace")  # the "m" typed before
+    type_code(page, "mem")
+    # Most used first: the first annotator's memory leak (twice), then their own.
+    expect(offers(page, "root-cause")).to_have_text(["memory leak", "memory bloat"])
+    page.keyboard.press("ArrowUp")  # from the end: memory bloat
+    page.keyboard.press("ArrowUp")  # and up to memory leak
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    type_code(page, "OOM")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+Enter")
+    wait_for_item(page, TITLES[2])
+
+    uses = sorted(CodeUse.objects.values_list("annotator__username", "written_as", "code__name"))
+    assert uses == [
+        ("ann", "OOM", "OOM"),
+        ("ann", "cache never shrinks", "cache never shrinks"),
+        ("ann", "hangs", "hangs"),
+        ("ann", "memory leak", "memory leak"),
+        ("ann", "memory leak", "memory leak"),
+        ("ann2", "OOM", "OOM"),
+        ("ann2", "memory bloat", "memory bloat"),
+        ("ann2", "memory leak", "memory leak"),
+        ("ann2", "oom", "OOM"),
+    ]
+    assert Code.objects.count() == 5
+
+    # The lead: the round's saturation as a chart with its table and CSV.
+    page.context.clear_cookies()
+    sign_in(lead)
+    page.goto("/studies/open/")
+    figure = page.get_by_test_id("saturation")
+    expect(figure.locator(".chart-plot svg.main-svg").first).to_be_visible()
+    table = page.get_by_test_id("saturation-table")
+    expect(table.locator("thead th")).to_have_text(["Reports coded", "team", "ann", "ann2"])
+    # Report 1: memory leak, cache never shrinks, OOM (ann), memory bloat, OOM again (ann2);
+    # report 2: memory leak again, hangs (ann), memory leak and OOM again (ann2).
+    expect(table.locator("tbody tr")).to_have_text(["1432", "2543"])
+    figure.screenshot(path="test-artifacts/open-coding-saturation.png")
+    with page.expect_download() as caught:
+        table.locator("xpath=following-sibling::p[1]/a").click()
+    with open(caught.value.path(), encoding="utf-8", newline="") as file:
+        rows = list(csv.reader(io.StringIO(file.read())))
+    assert rows == [
+        ["Reports coded", "team", "ann", "ann2"],
+        ["1", "4", "3", "2"],
+        ["2", "5", "4", "3"],
+    ]
