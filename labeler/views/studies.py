@@ -10,6 +10,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.csp import chart_styles_allow
 from labeler.adjudication import final_labels_visible, study_disagreements
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
@@ -214,7 +215,10 @@ def study_detail(request, slug: str):
             .order_by("item__position", "annotator__username")
         )
         context["batch_form"] = BatchForm(initial=_batch_initial(study))
-    return render(request, "labeler/study_detail.html", context)
+    response = render(request, "labeler/study_detail.html", context)
+    if context.get("open_coding", {}).get("saturation"):
+        chart_styles_allow(response)
+    return response
 
 
 MY_FINALS_SHOWN = 100
