@@ -84,10 +84,18 @@ def browser():
         instance.close()
 
 
+# What a step may take on a loaded two-core machine (parsing plotly.js alone takes seconds
+# there), for actions and for `expect` alike: Playwright's `expect` waits only 5 s unless told.
+BROWSER_TIMEOUT_MS = 10_000
+
+
 @pytest.fixture
 def page(browser, live_server):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=BROWSER_TIMEOUT_MS)
     context = browser.new_context(base_url=live_server.url)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     page = context.new_page()
     yield page
     context.close()
