@@ -148,8 +148,9 @@ class CodeView(APIView):
 
     @extend_schema(parameters=[NamesQuerySerializer], responses=BOARD)
     def get(self, request, slug, code_id):
+        code_id = _id(code_id)  # before the board: a word names nothing
         board = _board(request, slug)
-        code = Code.objects.filter(board=board, pk=_id(code_id)).first()
+        code = Code.objects.filter(board=board, pk=code_id).first()
         if code is None:
             raise exceptions.NotFound(f"no code {code_id} on this board")
         return Response(code_uses(board=board, code=code, real_names=_real_names(request)))
@@ -164,9 +165,10 @@ class CodeRenameView(APIView):
 
     @extend_schema(request=CodeRenameSerializer, responses=BOARD)
     def post(self, request, slug, code_id):
+        code_id = _id(code_id)  # before the board: a word names nothing
         board = _board(request, slug)
         data = _body(CodeRenameSerializer, request)
-        code_rename(board=board, code_id=_id(code_id), name=data["name"], user=request.user)
+        code_rename(board=board, code_id=code_id, name=data["name"], user=request.user)
         return _answer(request, board)
 
 
@@ -184,11 +186,12 @@ class CodeSplitView(APIView):
 
     @extend_schema(request=CodeSplitSerializer, responses=CHANGED)
     def post(self, request, slug, code_id):
+        code_id = _id(code_id)  # before the board: a word names nothing
         board = _board(request, slug)
         data = _body(CodeSplitSerializer, request)
         copy = code_split(
             board=board,
-            code_id=_id(code_id),
+            code_id=code_id,
             name=data["name"],
             use_ids=data.get("uses"),
             item_ids=data.get("items"),
@@ -289,15 +292,17 @@ class ThemeView(APIView):
 
     @extend_schema(request=ThemeFieldsSerializer, responses=BOARD)
     def patch(self, request, slug, theme_id):
+        theme_id = _id(theme_id)  # before the board: a word names nothing
         board = _board(request, slug)
         data = _body(ThemeFieldsSerializer, request)
-        theme_update(board=board, theme_id=_id(theme_id), user=request.user, **data)
+        theme_update(board=board, theme_id=theme_id, user=request.user, **data)
         return _answer(request, board)
 
     @extend_schema(request=None, responses=BOARD)
     def delete(self, request, slug, theme_id):
+        theme_id = _id(theme_id)  # before the board: a word names nothing
         board = _board(request, slug)
-        theme_delete(board=board, theme_id=_id(theme_id), user=request.user)
+        theme_delete(board=board, theme_id=theme_id, user=request.user)
         return _answer(request, board)
 
 
@@ -313,11 +318,12 @@ class ThemeMoveView(APIView):
 
     @extend_schema(request=ThemeMoveSerializer, responses=BOARD)
     def post(self, request, slug, theme_id):
+        theme_id = _id(theme_id)  # before the board: a word names nothing
         board = _board(request, slug)
         data = _body(ThemeMoveSerializer, request)
         theme_move(
             board=board,
-            theme_id=_id(theme_id),
+            theme_id=theme_id,
             parent_id=data["parent"],
             position=data.get("position"),
             user=request.user,

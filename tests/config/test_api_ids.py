@@ -50,9 +50,22 @@ def routes_with_an_id(patterns=None, namespace=""):
             continue
         (kwarg,) = ids
         assert kwargs <= {kwarg, "slug"}, f"{pattern}: a route taking more than a study and an id"
-        actions = getattr(pattern.callback, "actions", None)
-        methods = tuple(sorted(actions)) if actions else ("get",)
-        yield Route(f"{namespace}{pattern.name}", kwarg, "slug" in kwargs, methods)
+        yield Route(f"{namespace}{pattern.name}", kwarg, "slug" in kwargs, methods_of(pattern))
+
+
+def methods_of(pattern: URLPattern) -> tuple[str, ...]:
+    """The methods a route answers: a viewset's actions, or the handlers an API view defines."""
+    actions = getattr(pattern.callback, "actions", None)
+    if actions:
+        return tuple(sorted(actions))
+    view = getattr(pattern.callback, "cls", None) or getattr(pattern.callback, "view_class", None)
+    if view is None:
+        return ("get",)
+    return tuple(
+        method
+        for method in view.http_method_names
+        if method not in {"options", "head", "trace"} and hasattr(view, method)
+    )
 
 
 ROUTES = list(routes_with_an_id())
