@@ -308,3 +308,59 @@ def test_create_study_refuses_a_hold_time_out_of_range(codebook, demo_reports, m
         f"--hold-minutes {minutes}: must be between 1 and 1440 minutes (24 hours)"
     )
     assert not Study.objects.exists()
+
+
+def test_create_study_makes_an_open_coding_study_from_dimension_names(reports):
+    out = run(
+        "create_study",
+        "open-round",
+        "--kind",
+        "open",
+        "--dimension-names",
+        "root cause, symptom",
+        "--codes-shared",
+        "--sample",
+        "10",
+        "--seed",
+        "3",
+    )
+
+    study = Study.objects.get(slug="open-round")
+    assert study.kind == Study.Kind.OPEN
+    assert study.codes_shared is True
+    assert study.items.count() == 10
+    assert study.boards.filter(kind="open").count() == 1
+    dimensions = list(study.dimensions.order_by("position").values_list("name", flat=True))
+    assert dimensions == ["root cause", "symptom"]
+    assert "open coding (codes shared)" in out
+    assert f"codebook {study.codebook.key}@open" in out
+
+
+def test_create_study_makes_an_open_coding_study_on_a_codebook(codebook, reports):
+    data = json.loads(run("create_study", "o", "--kind", "open", "--codebook", "perf", "--json"))
+
+    assert data["kind"] == "open"
+    assert data["codes_shared"] is False
+    assert data["codebook"] == "perf@1.0"
+    assert Study.objects.get(slug="o").kind == Study.Kind.OPEN
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ([], "a closed-coding study labels with a codebook"),
+        (["--dimension-names", "root cause"], "only an open-coding study names its own"),
+        (["--kind", "open"], "names the dimensions it codes"),
+        (["--kind", "open", "--codebook", "perf", "--dimension-names", "x"], "name dimensions"),
+        (["--kind", "open", "--dimension-names", "x", "--dry-run"], None),
+        (["--codes-shared", "--codebook", "perf", "--dry-run"], "only an open-coding study has"),
+    ],
+)
+def test_create_study_checks_the_kind_of_study(codebook, reports, args, words):
+    if words is None:  # a dry run of a valid open study prints its figures and writes nothing
+        assert "frame size: 300" in run("create_study", "s", *args)
+    else:
+        with pytest.raises(CommandError) as error:
+            run("create_study", "s", *args)
+        assert words in str(error.value)
+    assert not Study.objects.exists()

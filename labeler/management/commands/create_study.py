@@ -15,6 +15,7 @@ from labeler.services.studies import (
     new_seed,
     plan_warnings,
     study_create,
+    study_kind_check,
     study_sample_preview,
 )
 from taxonomy.models import Codebook
@@ -48,9 +49,28 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument(
             "--codebook",
-            required=True,
             metavar="KEY[@VERSION]",
-            help="codebook key; the newest version unless @VERSION is given",
+            help="codebook key; the newest version unless @VERSION is given (a closed study "
+            "needs one; an open one pins one or names its dimensions with --dimension-names)",
+        )
+        parser.add_argument(
+            "--kind",
+            choices=Study.Kind.values,
+            default=Study.Kind.CLOSED,
+            help="closed: label with the codebook's categories (default); open: write free "
+            "codes per dimension, sorted into a codebook on the study's code board",
+        )
+        parser.add_argument(
+            "--dimension-names",
+            metavar="NAMES",
+            help="an open study without a codebook: the dimensions it codes, comma-separated "
+            "(e.g. 'root cause, symptom')",
+        )
+        parser.add_argument(
+            "--codes-shared",
+            action="store_true",
+            help="an open study: annotators see each other's codes while the round runs "
+            "(default: each sees only their own)",
         )
         parser.add_argument("--name", help="defaults to the slug")
         parser.add_argument("--dimensions", help="comma-separated dimension keys (default: all)")
@@ -127,7 +147,7 @@ class Command(BaseCommand):
         hold_minutes = options["hold_minutes"]
         if not HOLD_MINUTES_MIN <= hold_minutes <= HOLD_MINUTES_MAX:
             raise CommandError(f"--hold-minutes {hold_minutes}: {HOLD_MINUTES_RANGE}")
-        codebook = _codebook(options["codebook"])
+        codebook = _codebook(options["codebook"]) if options["codebook"] else None
         keywords = _split(options["keywords"])
         if options["keywords_file"]:
             keywords += _keywords_file(options["keywords_file"])
@@ -147,6 +167,13 @@ class Command(BaseCommand):
             sample = self._sample(options)
             guidelines = options["guidelines"].read_text("utf-8") if options["guidelines"] else ""
             if options["dry_run"]:
+                study_kind_check(
+                    kind=options["kind"],
+                    codebook=codebook,
+                    codes_shared=options["codes_shared"],
+                    dimension_names=_split(options["dimension_names"]),
+                    dimension_keys=_split(options["dimensions"]),
+                )
                 seed = new_seed() if options["seed"] is None else options["seed"]
                 plan = study_sample_preview(frame=frame, sample=sample, seed=seed)
                 self._print(
@@ -167,6 +194,9 @@ class Command(BaseCommand):
                 name=options["name"] or options["slug"],
                 codebook=codebook,
                 dimension_keys=_split(options["dimensions"]),
+                kind=options["kind"],
+                codes_shared=options["codes_shared"],
+                dimension_names=_split(options["dimension_names"]),
                 frame=frame,
                 sample=sample,
                 seed=options["seed"],
@@ -184,7 +214,9 @@ class Command(BaseCommand):
             {
                 "slug": study.slug,
                 "created": True,
-                "codebook": f"{codebook.key}@{codebook.version}",
+                "kind": study.kind,
+                "codes_shared": study.codes_shared,
+                "codebook": f"{study.codebook.key}@{study.codebook.version}",
                 "dimensions": list(
                     study.dimensions.order_by("position").values_list("key", flat=True)
                 ),
@@ -220,7 +252,9 @@ class Command(BaseCommand):
             return
         if result["created"]:
             self.stdout.write(
-                f"created study {result['slug']}: codebook {result['codebook']}, dimensions "
+                f"created study {result['slug']}: {result['kind']} coding"
+                f"{' (codes shared)' if result['codes_shared'] else ''}, codebook "
+                f"{result['codebook']}, dimensions "
                 f"{', '.join(result['dimensions'])}, overlap {result['overlap']}, "
                 f"hold time {result['hold_minutes']} min, seed {result['seed']}"
             )
