@@ -19,7 +19,8 @@ from labeler.analysis.groups import report_group, report_groups
 from labeler.analysis.study import LEVELS, study_crosstab, study_label_counts
 from labeler.forms import StudyAnalysisForm
 from labeler.labels import study_scheme
-from labeler.permissions import study_get_for_user
+from labeler.models import Study
+from labeler.permissions import access_sorts_board, study_get_for_user
 from labeler.selectors import study_final_labels
 from mining.filters import ReportFilter
 from mining.selectors import report_repository_names
@@ -146,6 +147,9 @@ def study_analysis(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     if not access.can_analyse:
         raise PermissionDenied("only the study's leads and researchers may see its analysis")
+    if study.kind == Study.Kind.OPEN:  # codes, never final labels: say where its result is
+        context = {"study": study, "sorts_board": access_sorts_board(access, study=study)}
+        return render(request, "labeler/study_analysis_open.html", context)
     scheme = study_scheme(study=study)
     rows = study_final_labels(study=study)
     form = StudyAnalysisForm(request.GET or StudyAnalysisForm.defaults(scheme), scheme=scheme)

@@ -163,3 +163,25 @@ def test_the_study_page_links_the_codebook_the_codes_were_frozen_into(client, st
     assert 'href="/codebooks/open-sorted/1/"' in frozen_block
     assert "Sorted codes v1" in frozen_block
     assert 'data-testid="codes-shared"' in html
+
+
+@pytest.mark.parametrize(("role", "board_link"), [("lead", True), ("researcher", False)])
+def test_the_analysis_page_of_an_open_study_says_where_its_result_is(
+    client, request, study, role, board_link
+):
+    """An open round has no final labels to analyse (a from-scratch codebook has no categories
+    either): the page answers, and points to the saturation and the board, not a 400."""
+    client.force_login(request.getfixturevalue(role))
+
+    response = client.get("/studies/open/analysis/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'data-testid="analysis-open-round"' in html
+    assert ('data-testid="analysis-board-link"' in html) is board_link
+
+
+def test_annotators_still_may_not_see_the_analysis_of_an_open_study(client, study, annotator):
+    client.force_login(annotator)
+
+    assert client.get("/studies/open/analysis/").status_code == 403
