@@ -3,11 +3,19 @@ in every mode, the tests' too) without a violation: no inline script, style attr
 element or inline handler that the policy blocks, on the pages as a lead and an annotator
 see them. Pages with charts allow inline styles, and only those pages, and only styles."""
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from labeler.models import StudyItem
+from labeler.roles import Role
 from tests.config.test_production_settings import POLICY
-from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.factories import (
+    LabellingStudyFactory,
+    OpenStudyFactory,
+    StudyItemFactory,
+    StudyMemberFactory,
+)
 from tests.labeler.final_labels import decided_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -25,7 +33,8 @@ def strict(page):
             return
         policy = set(response.headers.get("content-security-policy", "").split("; "))
         expected = set(POLICY)
-        if any(part in response.url for part in CHART_PAGES):
+        charts = urlsplit(response.url).path in page.chart_urls  # exactly those pages
+        if charts or any(part in response.url for part in CHART_PAGES):
             expected = expected - {"style-src 'self'"} | {"style-src 'self' 'unsafe-inline'"}
         if policy != expected:
             violations.append(f"{response.url}: policy {sorted(policy)}")
@@ -42,6 +51,7 @@ def strict(page):
     page.on("pageerror", lambda error: violations.append(f"{page.url}: {error}"))
     page.set_viewport_size({"width": 1400, "height": 900})
     page.violations = violations
+    page.chart_urls = []  # more pages (paths) a test knows to draw charts
     return page
 
 
@@ -100,6 +110,48 @@ def test_the_labelling_page_runs_under_the_policy(strict, sign_in, annotator):
     sign_in(annotator)
 
     visit(strict, ["/", f"/studies/{study.slug}/", f"/studies/{study.slug}/label/"])
+    strict.get_by_test_id("submit").wait_for()
+
+    assert not strict.violations, "\n".join(strict.violations)
+
+
+def test_the_pages_of_an_open_coding_round_run_under_the_policy(
+    strict, sign_in, annotator, lead, make_user
+):
+    from labeler.services.assignment import assignment_next, assignment_submit
+
+    second_annotator = make_user(Role.ANNOTATOR, username="ann2")
+    study = OpenStudyFactory(slug="open", name="Open round", overlap=2)
+    for position in range(3):
+        StudyItemFactory(study=study, position=position)
+    for user, role in ((annotator, "annotator"), (second_annotator, "annotator"), (lead, "lead")):
+        StudyMemberFactory(study=study, user=user, role=role)
+    for user, codes in ((annotator, ["leak", "cache"]), (second_annotator, ["leak"])):
+        held = assignment_next(study=study, user=user)
+        assignment_submit(
+            assignment_id=held.pk,
+            user=user,
+            labels={},
+            codes={"root-cause": codes, "symptom": ["slow"]},
+            note="",
+        )
+    strict.chart_urls.append("/studies/open/")  # the saturation chart
+    sign_in(lead)
+
+    visit(
+        strict,
+        [
+            "/studies/open/",
+            "/studies/open/board/",
+            "/studies/open/board/carry-over/",
+            "/studies/open/analysis/",
+        ],
+    )
+    strict.get_by_test_id("analysis-open-round").wait_for()
+    strict.context.clear_cookies()
+    strict.chart_urls.clear()  # an annotator's study page has no saturation chart
+    sign_in(annotator)
+    visit(strict, ["/studies/open/", "/studies/open/label/"])
     strict.get_by_test_id("submit").wait_for()
 
     assert not strict.violations, "\n".join(strict.violations)
