@@ -228,7 +228,11 @@ class EmbeddedPostgres:
                 f"the embedded PostgreSQL of {self.pgdata} did not start: {self._log_reason()} "
                 f"(its log: {self.log})"
             )
-        self._ensure_database()
+        try:
+            self._ensure_database()
+        except EmbeddedDatabaseError:
+            self._stop(lambda message: None)  # started here: leave no server behind the error
+            raise
         say(
             f"PostgreSQL {self._bundled_version()} started in {time.monotonic() - started:.1f} s "
             f"(data: {self.pgdata}, socket: {socket_dir})"
@@ -467,8 +471,14 @@ class EmbeddedPostgres:
 
 
 def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
+    """A program's error in one line: its last line, and the line before it when that one
+    is only a hint (psql: "connection … failed: Permission denied" then "Is the server …")."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return "no message"
+    if len(lines) > 1 and lines[-1].startswith(("Is the server", "HINT:")):
+        return f"{lines[-2]} ({lines[-1]})"
+    return lines[-1]
 
 
 def _answers_tcp(address: str) -> bool:

@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,9 +21,33 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
-def made_once(tmp_path_factory):
+def own_temp():
+    """A temporary folder of these tests' own, outside pytest's: as root the server runs as
+    another user, who must pass through every parent folder (the product opens them with
+    chmod o+x), and every pytest session that starts takes that right away from pytest's
+    shared /tmp/pytest-of-<user> again (it keeps it 0700). A second suite run beside this
+    one cut a running server's socket off from psql that way."""
+    folder = Path(tempfile.mkdtemp(prefix="labeler-embedded-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tmp_path(own_temp, request):
+    """Each test's own folder, in `own_temp` (this module's tests use no other)."""
+    folder = own_temp / request.node.name[:30]
+    number = 0
+    while folder.exists():
+        number += 1
+        folder = own_temp / f"{request.node.name[:30]}{number}"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def made_once(own_temp):
     """A data folder whose first start (initdb, the database) is behind it, stopped."""
-    data = tmp_path_factory.mktemp("embedded") / "data"
+    data = own_temp / "made-once" / "data"
     messages = []
     with EmbeddedPostgres(data).running(say=messages.append):
         pass
@@ -383,3 +408,31 @@ def test_manage_py_says_in_one_line_how_to_start_the_embedded_database(data):
         )
     assert result.returncode == 0, result.stderr
     assert "[ ] 0001_initial" in result.stdout
+
+
+def test_a_server_that_started_but_failed_its_set_up_is_not_left_running(data, monkeypatch):
+    server = EmbeddedPostgres(data)
+    monkeypatch.setattr(
+        EmbeddedPostgres,
+        "_ensure_database",
+        lambda self: (_ for _ in ()).throw(EmbeddedDatabaseError("no database for you")),
+    )
+
+    with pytest.raises(EmbeddedDatabaseError, match="no database for you"), server.running():
+        pass
+
+    assert not server.answers()
+    assert not (server.pgdata / "postmaster.pid").exists()
+
+
+def test_an_error_of_psql_keeps_its_reason_besides_its_hint():
+    from config.embedded_db import _last_line
+
+    stderr = (
+        'psql: error: connection to server on socket "/x/.s.PGSQL.5432" failed: '
+        "Permission denied\n\tIs the server running locally and accepting connections on "
+        "that socket?\n"
+    )
+
+    assert "Permission denied" in _last_line(stderr)
+    assert _last_line("one\ntwo\n") == "two"
