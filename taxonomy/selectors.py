@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch, QuerySet
 
 from taxonomy.codebook_file import CategorySpec, CodebookSpec, DimensionSpec, RevisesSpec
+from taxonomy.diff import CodebookDiff, Revision, codebook_diff, codebook_lineage
 from taxonomy.models import Category, Codebook, Dimension
 
 
@@ -85,6 +86,38 @@ def codebook_spec(*, codebook: Codebook) -> CodebookSpec:
         ),
         revises=revises,
     )
+
+
+def codebook_versions(*, key: str) -> list[str]:
+    """The versions of codebook `key`, oldest first."""
+    return list(
+        Codebook.objects.filter(key=key)
+        .order_by("created_at", "pk")
+        .values_list("version", flat=True)
+    )
+
+
+def codebook_missing_message(*, key: str, version: str) -> str:
+    """Why codebook `key` at `version` cannot be found: no such codebook, or no such version
+    of it (naming the versions it has)."""
+    versions = codebook_versions(key=key)
+    if not versions:
+        return f"no codebook {key!r}"
+    return f"codebook {key!r} has no version {version!r} (it has: {', '.join(versions)})"
+
+
+def codebook_versions_diff(*, old: Codebook, new: Codebook) -> CodebookDiff:
+    """What changed from `old` to `new`, two versions of one codebook, read through the
+    mappings recorded along the revisions between them when one derives from the other."""
+    history = {
+        version: Revision(revises=revises, mapping=mapping)
+        for version, revises, mapping in Codebook.objects.filter(key=new.key).values_list(
+            "version", "derived_from__version", "mapping"
+        )
+    }
+    old_spec = codebook_spec(codebook=old)
+    new_spec = codebook_spec(codebook=new)
+    return codebook_diff(old_spec, new_spec, lineage=codebook_lineage(history, old_spec, new_spec))
 
 
 @dataclass
