@@ -7,4 +7,5 @@ app_name = "taxonomy"
 urlpatterns = [
     path("", views.codebook_index, name="codebook-list"),
     path("<slug:key>/<str:version>/", views.codebook_detail, name="codebook-detail"),
+    path("<slug:key>/<str:version>/yaml/", views.codebook_file, name="codebook-file"),
 ]
