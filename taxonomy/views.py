@@ -1,25 +1,28 @@
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from taxonomy.codebook_file import codebook_yaml
+from taxonomy.diff import lineage_text
 from taxonomy.models import Codebook
 from taxonomy.selectors import (
     category_tree,
     codebook_list,
     codebook_newest,
     codebook_spec,
+    codebook_versions,
+    codebook_versions_diff,
     codebook_with_tree,
 )
 
 
-def _missing(request, key: str, version: str):
+def _missing(request, key: str, version: str, *, status: int = 404, message: str = ""):
     return render(
         request,
         "taxonomy/codebook_missing.html",
-        {"key": key, "version": version},
-        status=404,
+        {"key": key, "version": version, "message": message},
+        status=status,
     )
 
 
@@ -61,3 +64,41 @@ def codebook_file(request, key: str, version: str):
         as_attachment=True, filename=f"{codebook.key}-{codebook.version}.yaml"
     )
     return response
+
+
+@require_GET
+def codebook_diff_pick(request, key: str, version: str):
+    """The codebook page's form: the diff between this version and the one chosen, the one
+    loaded first on the left."""
+    against = request.GET.get("against", "").strip()
+    versions = codebook_versions(key=key)
+    if version not in versions:
+        return _missing(request, key, version)
+    if not against:
+        return _missing(
+            request,
+            key,
+            version,
+            status=400,
+            message="Choose the version to compare with (the field “against”).",
+        )
+    if against not in versions:
+        return _missing(request, key, against)
+    older, newer = sorted((version, against), key=versions.index)
+    return redirect("taxonomy:codebook-diff", key=key, old=older, new=newer)
+
+
+@require_GET
+def codebook_diff(request, key: str, old: str, new: str):
+    codebooks = []
+    for version in (old, new):
+        codebook = codebook_newest(key=key, version=version)
+        if codebook is None:
+            return _missing(request, key, version)
+        codebooks.append(codebook)
+    diff = codebook_versions_diff(old=codebooks[0], new=codebooks[1])
+    return render(
+        request,
+        "taxonomy/codebook_diff.html",
+        {"diff": diff, "codebook": codebooks[1], "lineage": lineage_text(diff)},
+    )

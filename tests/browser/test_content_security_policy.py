@@ -3,9 +3,13 @@ in every mode, the tests' too) without a violation: no inline script, style attr
 element or inline handler that the policy blocks, on the pages as a lead and an annotator
 see them. Pages with charts allow inline styles, and only those pages, and only styles."""
 
+import dataclasses
+
 import pytest
 
 from labeler.models import StudyItem
+from taxonomy.selectors import codebook_spec
+from taxonomy.services import codebook_revise
 from tests.config.test_production_settings import POLICY
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import decided_study
@@ -59,6 +63,13 @@ def test_the_lead_pages_run_under_the_policy(
         annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
     )
     item = StudyItem.objects.filter(study=study).order_by("position").first()
+    codebook = study.codebook
+    spec = codebook_spec(codebook=codebook)
+    revision = codebook_revise(
+        base=codebook,
+        spec=dataclasses.replace(spec, version=f"{spec.version}-next", revises=None),
+        mapping={d.key: {c.path: [c.path] for c in d.categories} for d in spec.dimensions},
+    )
     sign_in(lead)
     base = f"/studies/{study.slug}"
 
@@ -84,11 +95,17 @@ def test_the_lead_pages_run_under_the_policy(
             f"/reports/{item.report_id}/",
             "/reports/compare/?a=has_fix%3Dtrue&b=has_fix%3Dfalse",
             "/imports/",
-            f"/codebooks/{study.codebook.key}/{study.codebook.version}/",
+            f"/codebooks/{codebook.key}/{codebook.version}/",
+            f"/codebooks/{codebook.key}/diff/{codebook.version}/{revision.version}/",
             "/codebooks/",
             "/docs/api/",
         ],
     )
+    # A download, not a page to open: its answer carries the policy all the same.
+    download = strict.request.get(f"/codebooks/{codebook.key}/{codebook.version}/yaml/")
+    assert download.status == 200
+    policy = set(download.headers["content-security-policy"].split("; "))
+    assert policy == set(POLICY)
 
     assert not strict.violations, "\n".join(strict.violations)
 
