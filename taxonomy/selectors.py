@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch, QuerySet
 
 from taxonomy.codebook_file import CategorySpec, CodebookSpec, DimensionSpec, RevisesSpec
+from taxonomy.diff import CodebookDiff, Revision, codebook_diff, codebook_lineage
 from taxonomy.models import Category, Codebook, Dimension
 
 
@@ -34,7 +35,7 @@ def codebook_with_tree(*, key: str, version: str) -> Codebook:
 
 def codebook_spec(*, codebook: Codebook) -> CodebookSpec:
     """The codebook as the spec its file describes (`codebook_yaml` writes it), in two
-    queries; a version revised from another says which one, with its mapping.
+    queries; a version revised from another says which one, with its mapping (one more).
 
     For a codebook loaded from a file, `codebook_spec_hash` of it is its `content_hash`.
     """
@@ -44,15 +45,7 @@ def codebook_spec(*, codebook: Codebook) -> CodebookSpec:
     )
     revises = None
     if codebook.derived_from_id is not None:
-        revises = RevisesSpec(
-            version=Codebook.objects.values_list("version", flat=True).get(
-                pk=codebook.derived_from_id
-            ),
-            mapping={
-                dimension: {old: tuple(new) for old, new in paths.items()}
-                for dimension, paths in codebook.mapping.items()
-            },
-        )
+        revises = _revises(codebook)
     return CodebookSpec(
         key=codebook.key,
         name=codebook.name,
@@ -84,6 +77,75 @@ def codebook_spec(*, codebook: Codebook) -> CodebookSpec:
             for dimension in dimensions
         ),
         revises=revises,
+    )
+
+
+def codebook_versions(*, key: str) -> list[str]:
+    """The versions of codebook `key`, oldest first."""
+    return list(
+        Codebook.objects.filter(key=key)
+        .order_by("created_at", "pk")
+        .values_list("version", flat=True)
+    )
+
+
+def codebook_missing_message(*, key: str, version: str) -> str:
+    """Why codebook `key` at `version` cannot be found: no such codebook, or no such version
+    of it (naming the versions it has)."""
+    versions = codebook_versions(key=key)
+    if not versions:
+        return f"no codebook {key!r}"
+    return f"codebook {key!r} has no version {version!r} (it has: {', '.join(versions)})"
+
+
+def codebook_versions_diff(*, old: Codebook, new: Codebook) -> CodebookDiff:
+    """What changed from `old` to `new`, two versions of one codebook, read through the
+    mappings recorded along the revisions between them when one derives from the other."""
+    history = {
+        version: Revision(revises=revises, mapping=mapping)
+        for version, revises, mapping in Codebook.objects.filter(key=new.key).values_list(
+            "version", "derived_from__version", "mapping"
+        )
+    }
+    old_spec = codebook_spec(codebook=old)
+    new_spec = codebook_spec(codebook=new)
+    return codebook_diff(old_spec, new_spec, lineage=codebook_lineage(history, old_spec, new_spec))
+
+
+def _revises(codebook: Codebook) -> RevisesSpec:
+    """What `codebook` revises: the version, and the stored mapping in that version's order,
+    its dimensions and their categories as it lists them (PostgreSQL keeps JSON keys in an
+    order of its own). One query: the version comes with the categories."""
+    rows = list(
+        Category.objects.filter(dimension__codebook_id=codebook.derived_from_id)
+        .order_by("dimension__position", "position")
+        .values_list("dimension__codebook__version", "dimension__key", "path")
+    )
+    if rows:
+        version = rows[0][0]
+    else:
+        version = Codebook.objects.values_list("version", flat=True).get(
+            pk=codebook.derived_from_id
+        )
+    order: dict[str, dict[str, int]] = {}
+    for _, dimension, path in rows:
+        paths = order.setdefault(dimension, {})
+        paths[path] = len(paths)
+    dimensions = {dimension: index for index, dimension in enumerate(order)}
+
+    def ranked(keys, position: dict[str, int]) -> list[str]:
+        return sorted(keys, key=lambda key: (position.get(key, len(position)), key))
+
+    mapping = codebook.mapping
+    return RevisesSpec(
+        version=version,
+        mapping={
+            dimension: {
+                old: tuple(mapping[dimension][old])
+                for old in ranked(mapping[dimension], order.get(dimension, {}))
+            }
+            for dimension in ranked(mapping, dimensions)
+        },
     )
 
 

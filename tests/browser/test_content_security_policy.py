@@ -3,12 +3,16 @@ in every mode, the tests' too) without a violation: no inline script, style attr
 element or inline handler that the policy blocks, on the pages as a lead and an annotator
 see them. Pages with charts allow inline styles, and only those pages, and only styles."""
 
+import dataclasses
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from labeler.models import StudyItem
 from labeler.roles import Role
+from taxonomy.selectors import codebook_spec
+from taxonomy.services import codebook_revise
 from tests.config.test_production_settings import POLICY
 from tests.labeler.factories import (
     LabellingStudyFactory,
@@ -20,6 +24,7 @@ from tests.labeler.final_labels import decided_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+IDLE_WAIT_MS = 30_000  # twenty pages one after another; at load 8 one took over 10 s
 CHART_PAGES = ("/agreement/", "/analysis/", "/reports/compare/")
 
 
@@ -59,7 +64,12 @@ def visit(page, urls):
     for url in urls:
         response = page.goto(url)
         assert response.status == 200, url
-        page.wait_for_load_state("networkidle")
+        try:  # everything the page fetches and runs on load has run: its violations are in
+            page.wait_for_load_state("networkidle", timeout=IDLE_WAIT_MS)
+        except PlaywrightTimeoutError as error:
+            raise AssertionError(
+                f"{url}: its network was not idle within {IDLE_WAIT_MS} ms"
+            ) from error
 
 
 def test_the_lead_pages_run_under_the_policy(
@@ -69,6 +79,13 @@ def test_the_lead_pages_run_under_the_policy(
         annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
     )
     item = StudyItem.objects.filter(study=study).order_by("position").first()
+    codebook = study.codebook
+    spec = codebook_spec(codebook=codebook)
+    revision = codebook_revise(
+        base=codebook,
+        spec=dataclasses.replace(spec, version=f"{spec.version}-next", revises=None),
+        mapping={d.key: {c.path: [c.path] for c in d.categories} for d in spec.dimensions},
+    )
     sign_in(lead)
     base = f"/studies/{study.slug}"
 
@@ -94,11 +111,17 @@ def test_the_lead_pages_run_under_the_policy(
             f"/reports/{item.report_id}/",
             "/reports/compare/?a=has_fix%3Dtrue&b=has_fix%3Dfalse",
             "/imports/",
-            f"/codebooks/{study.codebook.key}/{study.codebook.version}/",
+            f"/codebooks/{codebook.key}/{codebook.version}/",
+            f"/codebooks/{codebook.key}/diff/{codebook.version}/{revision.version}/",
             "/codebooks/",
             "/docs/api/",
         ],
     )
+    # A download, not a page to open: its answer carries the policy all the same.
+    download = strict.request.get(f"/codebooks/{codebook.key}/{codebook.version}/yaml/")
+    assert download.status == 200
+    policy = set(download.headers["content-security-policy"].split("; "))
+    assert policy == set(POLICY)
 
     assert not strict.violations, "\n".join(strict.violations)
 
