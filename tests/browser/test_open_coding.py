@@ -201,3 +201,16 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
         ["1", "4", "3", "2"],
         ["2", "5", "4", "3"],
     ]
+
+
+def test_the_saturation_chart_of_a_round_not_started_says_there_is_nothing_to_draw(
+    watched, sign_in, lead, study
+):
+    page = watched
+    sign_in(lead)
+    page.goto("/studies/open/")
+    figure = page.get_by_test_id("saturation")
+    expect(figure.locator(".chart-plot")).to_have_text("Nothing to draw: the table has no values.")
+    expect(page.get_by_test_id("saturation-table").locator("tbody")).to_have_text(
+        "Nothing coded yet."
+    )
