@@ -138,10 +138,16 @@ def next_item(page, title):
     expect(moved_on.or_(page.get_by_test_id("done")).first).to_be_visible()
 
 
-def code_the_round(page, slug, which):
+def start_labelling(page, study_name):
+    """From the list of the annotator's studies, through the study's page."""
+    page.goto("/studies/")
+    page.get_by_role("link", name=study_name, exact=True).click()
+    page.get_by_test_id("start-labelling").click()
+
+
+def code_the_round(page, which):
     """Write the annotator's code on each report by keyboard: typed in full the first time,
     then picked from the codes offered after its first three letters."""
-    page.goto(f"/studies/{slug}/label/")
     sub_category = dict(REPORTS)
     written = set()
     for _ in REPORTS:
@@ -164,10 +170,9 @@ def code_the_round(page, slug, which):
     expect(page.get_by_test_id("done")).to_be_visible()
 
 
-def label_the_round(page, slug, labels):
+def label_the_round(page, labels):
     """Choose each report's category by keyboard (the top category's number, then the
-    sub-category's), as `labels` (title -> path) says; the labels chosen, by title."""
-    page.goto(f"/studies/{slug}/label/")
+    sub-category's), as `labels` (title -> path) says."""
     tops = [path for path in PATHS if "/" not in path]
     for _ in REPORTS:
         title = current_title(page)
@@ -209,13 +214,17 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
 
     # Both annotators code the ten reports, each in their own browser.
     for which, username in enumerate(["ann", "ann2"]):
-        code_the_round(open_as(people[username]), "loop", which)
+        page = open_as(people[username])
+        start_labelling(page, "Loop round")
+        code_the_round(page, which)
 
     # The lead: saturation on the study page, then the board.
     lead_page.goto("/studies/loop/")
     saturation = lead_page.get_by_test_id("saturation-table").locator("tbody tr")
     expect(saturation).to_have_count(len(REPORTS))
     expect(saturation.last.locator("td").first).to_have_text("8")
+    chart = lead_page.get_by_test_id("saturation").locator(".chart-plot svg.main-svg").first
+    expect(chart).to_be_visible()
     lead_page.get_by_test_id("board-link").click()
     expect(lead_page).to_have_url(re.compile(r"/studies/loop/board/$"))
     names = lead_page.get_by_test_id("code").get_by_test_id("code-name")
@@ -306,7 +315,9 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
         "ann2": {title: SECOND_LABELS.get(title, path) for title, path in REPORTS},
     }
     for username, labels in chosen.items():
-        label_the_round(open_as(people[username]), "loop-closed", labels)
+        page = open_as(people[username])
+        start_labelling(page, "Loop round: closed round")
+        label_the_round(page, labels)
 
     # The agreement page's figures, computed here from the labels chosen.
     titles = [title for title, _ in REPORTS]
