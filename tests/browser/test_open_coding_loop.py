@@ -340,8 +340,10 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
         ).to_have_text(f"{kappa:.3f}")
     lead_page.screenshot(path="test-artifacts/loop-agreement.png")
 
-    # The frozen codebook's categories and definitions on its page.
-    lead_page.goto("/codebooks/loop-causes/1/")
+    # The frozen codebook's categories and definitions, on its page as the study links it.
+    lead_page.get_by_role("link", name="Loop round: closed round").click()
+    lead_page.get_by_role("link", name="Loop causes v1").click()
+    expect(lead_page).to_have_url(re.compile(r"/codebooks/loop-causes/1/$"))
     dimension = lead_page.get_by_test_id(f"dimension-{DIMENSION}")
     expect(dimension.locator(".category-path")).to_have_text(PATHS)
     for _, definition, subs in CATEGORIES:
