@@ -13,9 +13,9 @@ import pytest
 from playwright.sync_api import expect
 from sklearn.metrics import cohen_kappa_score
 
-from labeler.models import Study
+from labeler.models import Annotation, Board, CodeUse, Study
 from labeler.roles import Role
-from tests.browser.label_page import chosen_paths, code_chips, code_offers
+from tests.browser.label_page import chips, chosen_paths, code_chips, code_offers
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -181,7 +181,7 @@ def label_the_round(page, labels):
         subs = [p for p in PATHS if p.startswith(top + "/")]
         page.keyboard.press(str(tops.index(top) + 1))
         page.keyboard.press(str(subs.index(path) + 1))
-        expect(page.get_by_test_id(f"chosen-{DIMENSION}").locator(".chip")).to_have_count(1)
+        expect(chips(page, DIMENSION)).to_have_count(1)
         assert chosen_paths(page, DIMENSION) == [path]
         page.keyboard.press("Enter")
         next_item(page, title)
@@ -217,6 +217,15 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
         page = open_as(people[username])
         start_labelling(page, "Loop round")
         code_the_round(page, which)
+
+    written = CodeUse.objects.values_list(
+        "annotator__username", "item__report__title", "written_as"
+    )
+    assert sorted(written) == sorted(
+        (username, title, CODES[path][which])
+        for which, username in enumerate(["ann", "ann2"])
+        for title, path in REPORTS
+    )
 
     # The lead: saturation on the study page, then the board.
     lead_page.goto("/studies/loop/")
@@ -299,6 +308,10 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
     lead_page.get_by_test_id("freeze-name").fill("Loop causes")
     lead_page.get_by_test_id("freeze-submit").click()
     expect(lead_page.get_by_test_id("frozen")).to_contain_text("Loop causes (loop-causes v1)")
+    frozen_map = Board.objects.get(study__slug="loop").frozen_map
+    assert frozen_map == {
+        DIMENSION: {code: path for path, codes in CODES.items() for code in codes}
+    }
     lead_page.get_by_test_id("closed-study-same").click()
     expect(lead_page.locator("#id_codebook option:checked")).to_have_text(re.compile("loop-causes"))
     expect(lead_page.locator("#id_slug")).to_have_value("loop-closed")
@@ -318,6 +331,15 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
         page = open_as(people[username])
         start_labelling(page, "Loop round: closed round")
         label_the_round(page, labels)
+
+    stored = Annotation.objects.filter(item__study=closed).values_list(
+        "annotator__username", "item__report__title", "values"
+    )
+    assert sorted(stored) == sorted(
+        (username, title, [path])
+        for username, labels in chosen.items()
+        for title, path in labels.items()
+    )
 
     # The agreement page's figures, computed here from the labels chosen.
     titles = [title for title, _ in REPORTS]
