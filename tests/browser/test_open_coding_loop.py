@@ -145,9 +145,20 @@ def start_labelling(page, study_name):
     page.get_by_test_id("start-labelling").click()
 
 
+def side_by_side(*rounds):
+    """Run the annotators' rounds in turns, one item each: while one page submits and loads
+    its next item, the other annotator works on theirs."""
+    going = list(rounds)
+    while going:
+        for round_ in list(going):
+            if next(round_, None) is None:
+                going.remove(round_)
+
+
 def code_the_round(page, which):
     """Write the annotator's code on each report by keyboard: typed in full the first time,
-    then picked from the codes offered after its first three letters."""
+    then picked from the codes offered after its first three letters. Gives way after each
+    submission (see side_by_side)."""
     sub_category = dict(REPORTS)
     written = set()
     for _ in REPORTS:
@@ -166,13 +177,14 @@ def code_the_round(page, which):
             written.add(code)
         expect(code_chips(page, DIMENSION)).to_have_text([code])
         page.keyboard.press("Control+Enter")
+        yield title
         next_item(page, title)
     expect(page.get_by_test_id("done")).to_be_visible()
 
 
 def label_the_round(page, labels):
     """Choose each report's category by keyboard (the top category's number, then the
-    sub-category's), as `labels` (title -> path) says."""
+    sub-category's), as `labels` (title -> path) says. Gives way after each submission."""
     tops = [path for path in PATHS if "/" not in path]
     for _ in REPORTS:
         title = current_title(page)
@@ -184,6 +196,7 @@ def label_the_round(page, labels):
         expect(chips(page, DIMENSION)).to_have_count(1)
         assert chosen_paths(page, DIMENSION) == [path]
         page.keyboard.press("Enter")
+        yield title
         next_item(page, title)
     expect(page.get_by_test_id("done")).to_be_visible()
 
@@ -212,11 +225,13 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
     expect(lead_page.get_by_test_id("codes-independent")).to_be_visible()
     add_annotators(lead_page, ["ann", "ann2"])
 
-    # Both annotators code the ten reports, each in their own browser.
+    # Both annotators code the ten reports at the same time, each in their own browser.
+    rounds = []
     for which, username in enumerate(["ann", "ann2"]):
         page = open_as(people[username])
         start_labelling(page, "Loop round")
-        code_the_round(page, which)
+        rounds.append(code_the_round(page, which))
+    side_by_side(*rounds)
 
     written = CodeUse.objects.values_list(
         "annotator__username", "item__report__title", "written_as"
@@ -322,15 +337,17 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
     assert set(closed.items.values_list("report_id", flat=True)) == {r.pk for r in reports}
     add_annotators(lead_page, ["ann", "ann2"])
 
-    # Both annotators label the reports against the frozen scheme.
+    # Both annotators label the reports against the frozen scheme, at the same time.
     chosen = {
         "ann": dict(REPORTS),
         "ann2": {title: SECOND_LABELS.get(title, path) for title, path in REPORTS},
     }
+    rounds = []
     for username, labels in chosen.items():
         page = open_as(people[username])
         start_labelling(page, "Loop round: closed round")
-        label_the_round(page, labels)
+        rounds.append(label_the_round(page, labels))
+    side_by_side(*rounds)
 
     stored = Annotation.objects.filter(item__study=closed).values_list(
         "annotator__username", "item__report__title", "values"
