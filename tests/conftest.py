@@ -89,26 +89,52 @@ def browser():
 BROWSER_TIMEOUT_MS = 10_000
 
 
-@pytest.fixture
-def page(browser, live_server):
+def _new_page(browser, base_url):
+    """A page in a browser context of its own (its own cookies), waiting as long as a loaded
+    machine needs."""
     from playwright.sync_api import expect
 
     expect.set_options(timeout=BROWSER_TIMEOUT_MS)
-    context = browser.new_context(base_url=live_server.url)
+    context = browser.new_context(base_url=base_url)
     context.set_default_timeout(BROWSER_TIMEOUT_MS)
-    page = context.new_page()
+    return context.new_page()
+
+
+def _sign_in(page, user, password=TEST_PASSWORD):
+    page.goto("/accounts/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_selector("[data-testid=username]")
+    return page
+
+
+@pytest.fixture
+def page(browser, live_server):
+    page = _new_page(browser, live_server.url)
     yield page
-    context.close()
+    page.context.close()
 
 
 @pytest.fixture
 def sign_in(page):
     def do(user, password=TEST_PASSWORD):
-        page.goto("/accounts/login/")
-        page.fill("#id_username", user.username)
-        page.fill("#id_password", password)
-        page.click("button[type=submit]")
-        page.wait_for_selector("[data-testid=username]")
-        return page
+        return _sign_in(page, user, password)
 
     return do
+
+
+@pytest.fixture
+def page_as(browser, live_server):
+    """For people working side by side: `page_as(user)` opens a page in a browser context of
+    the user's own, signed in as them."""
+    contexts = []
+
+    def open_page(user, password=TEST_PASSWORD):
+        page = _new_page(browser, live_server.url)
+        contexts.append(page.context)
+        return _sign_in(page, user, password)
+
+    yield open_page
+    for context in contexts:
+        context.close()

@@ -84,7 +84,8 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     carries its item's report id as `item_report_id`, so the report can be read without
     loading the item.
 
-    Two queries, whether the user holds an item or one is handed out.
+    Two queries, whether the user holds an item or one is handed out; three when nothing is
+    free for them.
     """
     now = timezone.now()
     cutoff = connection.ops.adapt_datetimefield_value(now - study.hold_timeout)
@@ -112,24 +113,32 @@ SELECT
 
 
 def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
-    """Hold the next free item for `user`: their new (or revived) assignment, or None."""
-    sql = CLAIM_SQL.format(picked=CLAIM_PICKED[study.item_order], columns=ASSIGNMENT_COLUMNS)
+    """Hold the next free item for `user`: their new (or revived) assignment, or None.
+
+    The hand-out skips the items other hand-outs (or submissions) are locking at that moment.
+    When that leaves nothing, it asks once more, waiting for those locks: a locked item may
+    still be free for this user once the other request is through (it took one of the
+    item's `needed` claims, not always the last), and without the second look two annotators
+    asking for the last item at once would leave one of them told that nothing is free. The
+    request holds no other lock while it waits (`next` is a transaction of its own)."""
     params = {"study": study.pk, "user": user.pk, "now": now}
     if study.item_order == Study.ItemOrder.PER_ANNOTATOR:
         params["order_seed"] = annotator_order_seed(study_seed=study.seed, user_id=user.pk)
     with connection.cursor() as cursor:
-        # A retry only when another request of the same user took the picked item between
-        # this statement's snapshot and its lock.
-        for _ in range(CLAIM_ATTEMPTS):
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            _, report_id, *columns = row
-            if columns[0] is not None:
-                assignment = Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, columns)
-                assignment.item_report_id = report_id
-                return assignment
+        for picked in (CLAIM_PICKED, CLAIM_PICKED_WAITING):
+            sql = CLAIM_SQL.format(picked=picked[study.item_order], columns=ASSIGNMENT_COLUMNS)
+            # A retry only when another request of the same user took the picked item between
+            # this statement's snapshot and its lock.
+            for _ in range(CLAIM_ATTEMPTS):
+                cursor.execute(sql, params)
+                row = cursor.fetchone()
+                if row is None:
+                    break
+                _, report_id, *columns = row
+                if columns[0] is not None:
+                    assignment = Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, columns)
+                    assignment.item_report_id = report_id
+                    return assignment
     return None
 
 
@@ -196,6 +205,12 @@ CLAIM_PICKED = {
     Study.ItemOrder.RANDOM: PICKED_IN_ORDER.format(order="item.position"),
     Study.ItemOrder.PRIORITY: PICKED_IN_ORDER.format(order="item.priority DESC, item.position"),
     Study.ItemOrder.PER_ANNOTATOR: PICKED_PER_ANNOTATOR.format(candidates=CANDIDATES),
+}
+# The same, waiting for the rows other requests lock instead of skipping them; PostgreSQL
+# checks a row again once its lock is released, and goes on to the next if it no longer fits.
+CLAIM_PICKED_WAITING = {
+    order: picked.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE")
+    for order, picked in CLAIM_PICKED.items()
 }
 # One statement: lock the item picked (CLAIM_PICKED); insert the user's assignment (or revive
 # their expired one); count the claim on the item. The database refuses more than `needed`.

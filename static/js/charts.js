@@ -15,8 +15,9 @@
 //   heatmap column or line each, named by the header's text;
 // - box: header cells marked data-stat="low|q1|median|q3|high|mean" give each row's box (low
 //   and high are the whiskers' ends);
-// - a cell's number is its data-value ("" for none), else its text; on bars and heatmap cells
-//   the chart writes the cell's data-label, else its text.
+// - a cell's number is its data-value ("" for none), else its text; a row with no cell in a
+//   column (a "nothing yet" row spanning the table) has no number there; on bars and heatmap
+//   cells the chart writes the cell's data-label, else its text.
 // On the figure: data-y-format (a d3 format for the value axis, e.g. ".0%"), data-x-title,
 // data-y-title.
 //
@@ -43,6 +44,7 @@ function cycle(list, index) {
 }
 
 function cellNumber(cell) {
+  if (!cell) return null;
   const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
   if (raw === "") return null;
   const number = Number(raw);
@@ -50,6 +52,7 @@ function cellNumber(cell) {
 }
 
 function cellLabel(cell) {
+  if (!cell) return "";
   return cell.dataset.label !== undefined ? cell.dataset.label : cell.textContent.trim();
 }
 

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from labeler.models import AnnotationVersion, Assignment
 from labeler.services.assignment import assignment_next, assignment_skip
 from taxonomy.models import Category
+from tests.browser.label_page import chips, chosen_paths, wait_for_item
 from tests.browser.test_label_controls import assert_on_screen
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory
@@ -36,19 +37,6 @@ def study(annotator):
 def wide(page):
     page.set_viewport_size({"width": 1400, "height": 900})
     return page
-
-
-def wait_for_item(page, title):
-    expect(page.get_by_test_id("report-title")).to_have_text(title)
-    expect(page.locator("#label-app")).to_have_attribute("data-state", "label")
-
-
-def chips(page, dimension):
-    return page.get_by_test_id(f"chosen-{dimension}").locator(".chip")
-
-
-def chosen_paths(page, dimension):
-    return chips(page, dimension).evaluate_all("(chips) => chips.map((chip) => chip.dataset.path)")
 
 
 def name_of(study, path):

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from labeler.models import Annotation, AnnotationVersion, Assignment
 from labeler.services.assignment import assignment_next, assignment_submit
 from mining.models import BugReport, FixLink, PullRequest
+from tests.browser.label_page import wait_for_item
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
 from tests.mining.factories import BugReportFactory, CommentFactory, FixLinkFactory
@@ -38,11 +39,6 @@ def second(make_user, study):
     user = make_user(username="ann2")
     StudyMemberFactory(study=study, user=user, role="annotator")
     return user
-
-
-def wait_for_item(page, title):
-    expect(page.get_by_test_id("report-title")).to_have_text(title)
-    expect(page.locator("#label-app")).to_have_attribute("data-state", "label")
 
 
 def test_annotator_labels_three_items_with_the_keyboard_only(page, sign_in, annotator, study):

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from labeler.models import AnnotationVersion, Code, CodeUse, Study
+from tests.browser.label_page import code_chips, code_offers, wait_for_item
 from tests.labeler.factories import OpenStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory
 
@@ -42,19 +43,6 @@ def watched(page):
     assert errors == [], errors
 
 
-def wait_for_item(page, title):
-    expect(page.get_by_test_id("report-title")).to_have_text(title)
-    expect(page.locator("#label-app")).to_have_attribute("data-state", "label")
-
-
-def chips(page, key):
-    return page.get_by_test_id(f"chosen-{key}").locator(".chip.code .code-name")
-
-
-def offers(page, key):
-    return page.get_by_test_id(f"code-offers-{key}").locator(".code-offer")
-
-
 def type_code(page, text):
     page.keyboard.type(text)
 
@@ -77,7 +65,7 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     page.keyboard.press("Enter")
     type_code(page, "cache never shrinks")
     page.keyboard.press("Enter")
-    expect(chips(page, "root-cause")).to_have_text(["memory leak", "cache never shrinks"])
+    expect(code_chips(page, "root-cause")).to_have_text(["memory leak", "cache never shrinks"])
     type_code(page, "Memory Leak")
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("status")).to_contain_text("“Memory Leak” is given already")
@@ -96,20 +84,20 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     # Report 2: the first annotator's own codes are offered; arrows pick, Backspace in the
     # empty box takes the last code back.
     wait_for_item(page, TITLES[1])
-    expect(chips(page, "root-cause")).to_have_count(0)
+    expect(code_chips(page, "root-cause")).to_have_count(0)
     page.keyboard.press("c")
     type_code(page, "mem")
-    expect(offers(page, "root-cause")).to_have_text(["memory leak"])
+    expect(code_offers(page, "root-cause")).to_have_text(["memory leak"])
     page.screenshot(path="test-artifacts/open-coding-offers.png")
     page.keyboard.press("ArrowDown")
-    expect(offers(page, "root-cause").first).to_have_class("code-offer highlighted")
+    expect(code_offers(page, "root-cause").first).to_have_class("code-offer highlighted")
     page.keyboard.press("Enter")
-    expect(chips(page, "root-cause")).to_have_text(["memory leak"])
+    expect(code_chips(page, "root-cause")).to_have_text(["memory leak"])
     page.keyboard.press("Tab")
     type_code(page, "slow")
     page.keyboard.press("Enter")
     page.keyboard.press("Backspace")
-    expect(chips(page, "symptom")).to_have_count(0)
+    expect(code_chips(page, "symptom")).to_have_count(0)
     type_code(page, "hangs")
     page.keyboard.press("Control+Enter")  # the code still typed goes with the submission
     wait_for_item(page, TITLES[2])
@@ -120,12 +108,12 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     page.keyboard.press("Enter")
     page.reload()
     wait_for_item(page, TITLES[2])
-    expect(chips(page, "root-cause")).to_have_text(["first step compiles"])
+    expect(code_chips(page, "root-cause")).to_have_text(["first step compiles"])
     page.keyboard.press("p")
     wait_for_item(page, TITLES[1])
     expect(page.get_by_test_id("revising")).to_be_visible()
-    expect(chips(page, "root-cause")).to_have_text(["memory leak"])
-    expect(chips(page, "symptom")).to_have_text(["hangs"])
+    expect(code_chips(page, "root-cause")).to_have_text(["memory leak"])
+    expect(code_chips(page, "symptom")).to_have_text(["hangs"])
     page.keyboard.press("Escape")
     wait_for_item(page, TITLES[2])
 
@@ -144,7 +132,7 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     page.keyboard.press("c")
     type_code(page, "mem")
     page.wait_for_timeout(400)  # the codes in use had time to come
-    expect(offers(page, "root-cause")).to_have_count(0)
+    expect(code_offers(page, "root-cause")).to_have_count(0)
     expect(page.get_by_test_id("code-offers-root-cause")).to_be_hidden()
     type_code(page, "ory bloat")
     page.keyboard.press("Enter")
@@ -156,7 +144,7 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     wait_for_item(page, TITLES[1])
     page.keyboard.press("c")
     type_code(page, "m")
-    expect(offers(page, "root-cause")).to_have_text(["memory bloat"])
+    expect(code_offers(page, "root-cause")).to_have_text(["memory bloat"])
     page.keyboard.press("Escape")  # closes the offers, then leaves the box
     expect(page.get_by_test_id("code-offers-root-cause")).to_be_hidden()
     page.keyboard.press("Escape")
@@ -168,7 +156,7 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     page.keyboard.press("Backspace")  # the "m" typed before
     type_code(page, "mem")
     # Most used first: the first annotator's memory leak (twice), then their own.
-    expect(offers(page, "root-cause")).to_have_text(["memory leak", "memory bloat"])
+    expect(code_offers(page, "root-cause")).to_have_text(["memory leak", "memory bloat"])
     page.keyboard.press("ArrowUp")  # from the end: memory bloat
     page.keyboard.press("ArrowUp")  # and up to memory leak
     page.keyboard.press("Enter")
@@ -213,3 +201,16 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
         ["1", "4", "3", "2"],
         ["2", "5", "4", "3"],
     ]
+
+
+def test_the_saturation_chart_of_a_round_not_started_says_there_is_nothing_to_draw(
+    watched, sign_in, lead, study
+):
+    page = watched
+    sign_in(lead)
+    page.goto("/studies/open/")
+    figure = page.get_by_test_id("saturation")
+    expect(figure.locator(".chart-plot")).to_have_text("Nothing to draw: the table has no values.")
+    expect(page.get_by_test_id("saturation-table").locator("tbody")).to_have_text(
+        "Nothing coded yet."
+    )

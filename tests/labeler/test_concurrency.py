@@ -5,7 +5,7 @@ import threading
 import time
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count
 
 from labeler.models import Assignment, FinalLabel, StudyItem
@@ -97,3 +97,52 @@ def test_every_item_gets_exactly_k_annotations_by_k_people(skip_rate):
     assert not Assignment.objects.filter(study=study, status="held").exists()
     if skip_rate:
         assert Assignment.objects.filter(study=study, status="skipped").exists()
+
+
+def a_lock_is_awaited(deadline):
+    """Whether another connection of this database is waiting on a row lock, looked for until
+    `deadline` (time.monotonic)."""
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND wait_event_type = 'Lock')"
+            )
+            if cursor.fetchone()[0]:
+                return True
+            time.sleep(0.01)
+    return False
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("order", ["random", "per_annotator"])
+def test_the_last_item_being_handed_to_another_annotator_is_still_handed_out(order):
+    """Two annotators ask for the last item at once: the one whose hand-out finds it locked by
+    the other's waits for it (it needs both), and is not told that nothing is free."""
+    study = LabellingStudyFactory(overlap=2, item_order=order)
+    item = StudyItemFactory(study=study, position=0)
+    first, second = UserFactory(), UserFactory()
+    locked, outcome = threading.Event(), {}
+
+    def first_hand_out_in_flight():
+        try:
+            with transaction.atomic():
+                outcome["first"] = assignment_next(study=study, user=first)
+                locked.set()
+                # Held until the second hand-out waits on the item's lock (or it is clear it
+                # never will).
+                outcome["awaited"] = a_lock_is_awaited(time.monotonic() + 10)
+        finally:
+            locked.set()
+            connection.close()
+
+    thread = threading.Thread(target=first_hand_out_in_flight)
+    thread.start()
+    locked.wait(timeout=30)
+    second_assignment = assignment_next(study=study, user=second)
+    thread.join(timeout=30)
+
+    assert outcome["first"].item_id == item.pk
+    assert outcome["awaited"] is True
+    assert second_assignment is not None and second_assignment.item_id == item.pk
+    assert StudyItem.objects.get(pk=item.pk).claimed == 2
