@@ -104,6 +104,17 @@ def read_label_file(data: bytes, source: str = "file") -> LabelFile:
     return found
 
 
+def row_count(data: bytes) -> int | None:
+    """How many rows the file has after its header, blank ones left out, as the import counts
+    them (bad rows too); None when it cannot be read (the import then says why)."""
+    try:
+        reader = csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""))
+        next(reader, None)
+        return sum(1 for record in reader if any(cell.strip() for cell in record))
+    except (UnicodeDecodeError, csv.Error):
+        return None
+
+
 def _not_csv(error: csv.Error) -> str:
     return f"not valid CSV from this line on (a quote left open, or a cell too large): {error}"
 

@@ -61,6 +61,7 @@ class ImportSummary:
     items_added: int
     reports_created: int
     users_created: int
+    label_import_id: int
 
 
 def _group_labels(scheme: Scheme, rows: list[LabelRow]) -> dict:
@@ -258,6 +259,7 @@ def annotation_import(
     max_rows: int | None = None,
     create_missing_hint: str = CREATE_MISSING_HINT,
     progress: Callable[[int], None] | None = None,
+    written: Callable[[ImportSummary], None] | None = None,
 ) -> ImportSummary:
     """Check every row, then write them all in one transaction, or raise with every problem.
 
@@ -275,6 +277,8 @@ def annotation_import(
     an item in two is one problem, not one per consequence.
     `progress`, if given, is called with the number of rows checked so far, now and then
     while checking (outside any transaction), and with all of them just before the writes.
+    `written`, if given, is called with the summary within the transaction that writes the
+    labels, last: what it writes commits with them, and an exception it raises undoes them.
     """
     with _collector_paused():
         return _import(
@@ -286,6 +290,7 @@ def annotation_import(
             max_rows=max_rows,
             create_missing_hint=create_missing_hint,
             progress=progress or (lambda checked: None),
+            written=written or (lambda summary: None),
         )
 
 
@@ -299,6 +304,7 @@ def _import(
     max_rows,
     create_missing_hint,
     progress,
+    written,
 ) -> ImportSummary:
     try:
         label_file = read_label_file(data, source)
@@ -446,6 +452,7 @@ def _import(
         missing=[(key, spelled[key]) for key in missing],
         users=users,
         source=source,
+        written=written,
         label_import=LabelImport(
             study=study,
             imported_by=imported_by,
@@ -557,7 +564,7 @@ class _Item:
 
 @transaction.atomic
 def _write(
-    *, study, scheme, groups, checks, reports, missing, users, source, label_import
+    *, study, scheme, groups, checks, reports, missing, users, source, written, label_import
 ) -> ImportSummary:
     # A stub's repository is named as the file first spells it.
     stubs = report_stubs_create(references=[(name, key[1]) for key, name in missing])
@@ -654,13 +661,16 @@ def _write(
         if by_id[item_id].submitted + count >= by_id[item_id].needed
     ]
     final_labels_settle(item_ids=completed, scheme=scheme, majority=study.majority, now=now)
-    return ImportSummary(
+    summary = ImportSummary(
         rows=sum(len(group) for group in groups.values()),
         submissions=len(groups),
         items_added=len(new_report_ids),
         reports_created=len(missing),
         users_created=created_users,
+        label_import_id=label_import.pk,
     )
+    written(summary)
+    return summary
 
 
 EXAMPLE_ANNOTATORS = ("alice", "bob")
