@@ -25,7 +25,9 @@ from labeler.services.annotation_import import (
 )
 
 # How a user of the import page asks for stubs: the label of its box.
-WEB_MISSING_HINT = "tick “Create placeholders for reports not imported yet” to create it as one"
+WEB_MISSING_HINT = (
+    "tick “Create placeholders for reports not imported yet” to create it as a placeholder"
+)
 
 
 class _AlreadyDone(Exception):

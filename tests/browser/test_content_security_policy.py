@@ -6,6 +6,7 @@ see them. Pages with charts allow inline styles, and only those pages, and only 
 import pytest
 
 from labeler.models import StudyItem
+from labeler.services.label_import_jobs import label_import_job_create
 from tests.config.test_production_settings import POLICY
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import decided_study
@@ -59,6 +60,10 @@ def test_the_lead_pages_run_under_the_policy(
         annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
     )
     item = StudyItem.objects.filter(study=study).order_by("position").first()
+    # Queued with no worker: its page keeps polling the API while it is looked at.
+    job = label_import_job_create(
+        study=study, data=b"item,annotator,dimension,value\n", file_name="big.csv", rows=0
+    )
     sign_in(lead)
     base = f"/studies/{study.slug}"
 
@@ -72,6 +77,7 @@ def test_the_lead_pages_run_under_the_policy(
             f"{base}/items/",
             f"{base}/members/",
             f"{base}/import/",
+            f"{base}/import/{job.pk}/",
             f"{base}/export/",
             f"{base}/agreement/",
             f"{base}/adjudicate/",
