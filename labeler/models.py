@@ -328,7 +328,10 @@ class LabelImportJob(models.Model):
 
     ACTIVE_STATES = (State.QUEUED, State.RUNNING)
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="label_import_jobs")
+    # Indexed as the first column of label_import_job_recent.
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="label_import_jobs", db_index=False
+    )
     imported_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
