@@ -510,10 +510,12 @@ def _answers_insert(now, answers) -> None:
                 "r.annotator_id, r.dimension_id, r.paths::jsonb, %s FROM unnest(%s::bigint[], "
                 "%s::bigint[], %s::bigint[], %s::bigint[], %s::text[]) AS r(assignment_id, "
                 'item_id, annotator_id, dimension_id, paths) RETURNING id, dimension_id, "values") '
-                f"INSERT INTO {through} (annotation_id, category_id) SELECT answer.id, category.id "
-                'FROM answer CROSS JOIN LATERAL jsonb_array_elements_text(answer."values") AS '
-                f"chosen(path) JOIN {categories} category ON category.dimension_id = "
-                "answer.dimension_id AND category.path = chosen.path",
+                # The paths are spread out before the join: joined laterally, they were
+                # spread again for every category of the dimension (ten times the work).
+                f"INSERT INTO {through} (annotation_id, category_id) SELECT chosen.id, "
+                "category.id FROM (SELECT id, dimension_id, jsonb_array_elements_text("
+                f'"values") AS path FROM answer) AS chosen JOIN {categories} category ON '
+                "category.dimension_id = chosen.dimension_id AND category.path = chosen.path",
                 [
                     now,
                     *(int_array(a[i] for a in chunk) for i in range(4)),
