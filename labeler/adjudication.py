@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models import Exists, F, Min, OuterRef, QuerySet
 
+from config.sql import int_array
 from labeler.consensus import UNANIMOUS, Answer, Consensus, automatic_method, consensus
 from labeler.labels import Scheme
 from labeler.models import (
@@ -91,7 +92,7 @@ def _answers(where: str, params) -> dict[int, ItemAnswers]:
 
 def items_answers(*, item_ids) -> dict[int, ItemAnswers]:
     """ItemAnswers of the given items, by item id, in one query."""
-    return _answers("item.id = ANY(%s)", [list(item_ids)])
+    return _answers("item.id = ANY(%s::bigint[])", [int_array(item_ids)])
 
 
 def study_pseudonyms(*, study: Study) -> dict[int, str]:

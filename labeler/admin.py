@@ -26,6 +26,7 @@ from labeler.models import (
     FinalLabel,
     FinalLabelEvent,
     LabelImport,
+    LabelImportJob,
     Study,
     StudyBatch,
     StudyItem,
@@ -186,6 +187,18 @@ class LabelImportAdmin(ReadOnlyAdmin):
     list_display = ["file_name", "study", "imported_by", "rows", "sha256", "created_at"]
     list_filter = ["study"]
     list_select_related = ["study", "imported_by"]
+
+
+@admin.register(LabelImportJob)
+class LabelImportJobAdmin(ReadOnlyAdmin):
+    list_display = ["file_name", "study", "imported_by", "rows", "state", "created_at"]
+    list_filter = ["study", "state"]
+    list_select_related = ["study", "imported_by"]
+    # The file itself (bytes, until the job ends) is not for the admin's pages.
+    exclude = ["data"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("data")
 
 
 @admin.register(Board)

@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import adjudication, agreement, board, coding, export
+from labeler.api import adjudication, agreement, board, coding, export, label_imports
 from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
@@ -45,5 +45,6 @@ urlpatterns = [
     *adjudication.urlpatterns,
     *export.urlpatterns,
     *board.urlpatterns,
+    *label_imports.urlpatterns,
     *router.urls,
 ]

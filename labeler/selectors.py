@@ -16,6 +16,7 @@ from labeler.models import (
     AnnotationVersion,
     Assignment,
     FinalLabel,
+    LabelImportJob,
     Study,
     StudyItem,
     StudyMember,
@@ -320,3 +321,18 @@ def study_final_labels(*, study: Study) -> list[FinalLabelRow]:
         FinalLabelRow(item_id, report_id, dimension, tuple(sorted(values)))
         for item_id, report_id, dimension, values in rows
     ]
+
+
+def label_import_jobs_recent(*, study: Study) -> QuerySet[LabelImportJob]:
+    """The study's background label imports, newest first, without their files."""
+    return (
+        LabelImportJob.objects.filter(study=study)
+        .select_related("imported_by")
+        .defer("data")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def label_import_job_get(*, study: Study, job_id: int) -> LabelImportJob:
+    """One of the study's background label imports (DoesNotExist if it has none of that id)."""
+    return label_import_jobs_recent(study=study).get(pk=job_id)

@@ -23,6 +23,7 @@ study_patterns = [
     path("studies/<slug:slug>/batches/", studies.study_batch_add, name="batch-add"),
     path("studies/<slug:slug>/members/", members.study_members, name="members"),
     path("studies/<slug:slug>/import/", studies.study_import, name="import"),
+    path("studies/<slug:slug>/import/<int:job_id>/", studies.study_import_job, name="import-job"),
     path("studies/<slug:slug>/export/", export.study_export, name="export"),
     path("studies/<slug:slug>/label/", labelling.study_label, name="label"),
     path("studies/<slug:slug>/items/", items.study_items, name="items"),

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection
 from django.db.models import F, Prefetch, QuerySet
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import TruncDate
 from django.http import QueryDict
 
 from config.api import closest_name
+from config.sql import int_array, text_array
 from mining import candidates
 from mining.filters import ReportFilter
 from mining.models import (
@@ -78,29 +78,26 @@ def repositories_missing(*, full_names: list[str]) -> list[str]:
     return [name for name in full_names if name not in known]
 
 
-def reports_by_key(*, keys: list[tuple[str, int]]) -> dict[tuple[str, int], BugReport]:
-    """The stored reports (stubs too) among (OWNER/NAME, number) pairs, by (lower-cased
-    OWNER/NAME, number): repository names match ignoring case.
+def report_ids_by_key(*, keys: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """The ids of the stored reports (stubs too) among (OWNER/NAME, number) pairs, by
+    (lower-cased OWNER/NAME, number): repository names match ignoring case.
 
     One query whatever the number of keys: the pairs are joined as two arrays, so the cost
     grows with the keys (an OR of one condition per key grew faster than that)."""
     if not keys:
         return {}
-    names = [full_name.lower() for full_name, _ in keys]
-    numbers = [number for _, number in keys]
-    # The keys are bound parameters; the SQL is a constant.
-    wanted = RawSQL(
-        "SELECT r.id FROM mining_bugreport r JOIN mining_repository p ON p.id = r.repository_id "
-        "JOIN unnest(%s::text[], %s::bigint[]) AS k(name, number) "
-        "ON lower(p.full_name) = k.name AND r.number = k.number",
-        (names, numbers),
-    )
-    return {
-        (report.repository.full_name.lower(), report.number): report
-        for report in BugReport.objects.filter(pk__in=wanted)
-        .select_related("repository")
-        .defer("raw", "body")
-    }
+    names = text_array(full_name.lower() for full_name, _ in keys)
+    numbers = int_array(number for _, number in keys)
+    with connection.cursor() as cursor:
+        # The keys are bound parameters; the SQL is a constant.
+        cursor.execute(
+            "SELECT k.name, k.number, r.id FROM mining_bugreport r "
+            "JOIN mining_repository p ON p.id = r.repository_id "
+            "JOIN unnest(%s::text[], %s::bigint[]) AS k(name, number) "
+            "ON lower(p.full_name) = k.name AND r.number = k.number",
+            [names, numbers],
+        )
+        return {(name, number): pk for name, number, pk in cursor.fetchall()}
 
 
 def commits_without_patches(*, report_ids: list[int]) -> QuerySet[Commit]:

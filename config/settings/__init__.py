@@ -278,6 +278,11 @@ TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # A labels CSV uploaded on the study's import page is checked and stored within the request:
 # at most this many rows (the import_annotations command has no limit).
 LABEL_IMPORT_MAX_ROWS = int(os.environ.get("LABEL_IMPORT_MAX_ROWS", "100000"))
+# An upload of more rows than this becomes a background job (a Celery task) with a page
+# showing its progress; smaller ones are imported within the request.
+LABEL_IMPORT_BACKGROUND_ROWS = int(os.environ.get("LABEL_IMPORT_BACKGROUND_ROWS", "2000"))
+# A background label import running longer than this fails, having written nothing.
+LABEL_IMPORT_TIME_LIMIT_SECONDS = int(os.environ.get("LABEL_IMPORT_TIME_LIMIT_SECONDS", "900"))
 
 LOGGING = {
     "version": 1,

@@ -9,18 +9,23 @@ Every step is set-based (a few queries per table, not per row), so a large file 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from config.api import closest_name
+from config.sql import int_array, text_array
 from labeler.annotation_csv import (
     AnnotationFileError,
     LabelRow,
@@ -40,8 +45,9 @@ from labeler.models import (
 )
 from labeler.services.adjudication import final_labels_settle
 from labeler.services.studies import study_batch_append, study_member_add, user_create_unusable
-from mining.selectors import reports_by_key
+from mining.selectors import report_ids_by_key
 from mining.services.reports import report_stubs_create
+from taxonomy.models import Category
 
 
 class AnnotationImportError(AnnotationFileError):
@@ -55,6 +61,7 @@ class ImportSummary:
     items_added: int
     reports_created: int
     users_created: int
+    label_import_id: int
 
 
 def _group_labels(scheme: Scheme, rows: list[LabelRow]) -> dict:
@@ -76,12 +83,28 @@ def _lines(rows: list[LabelRow]) -> str:
 @dataclass
 class GroupCheck:
     """One annotator's rows for one item, checked: the labels (None when refused), the
-    problems, and which dimensions it gives and which required ones it lacks."""
+    problems, and which dimensions it gives and which required ones it lacks. Groups that
+    give the same values share one accepted check, and so its JSON, made once."""
 
     labels: dict | None
     problems: list[Problem]
     given: set[str]
     missing: dict[str, Problem]
+
+    @cached_property
+    def paths_json(self) -> str:
+        """The labels' key paths by dimension, as a version stores them."""
+        return json.dumps(labels_paths(self.labels))
+
+    @cached_property
+    def values_json(self) -> dict[str, str]:
+        """Each dimension's key paths, as its annotation stores them."""
+        return {key: json.dumps([c.path for c in chosen]) for key, chosen in self.labels.items()}
+
+
+def _ids_in(ids) -> RawSQL:
+    """`field__in=_ids_in(ids)`: the ids as one array, not one parameter each."""
+    return RawSQL("SELECT unnest(%s::bigint[])", [int_array(ids)])
 
 
 def _label_problems(
@@ -208,6 +231,24 @@ def _typos(
 CREATE_MISSING_HINT = "pass --create-missing-reports to create a stub"
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off for the block. An import keeps a few hundred
+    thousand small objects (rows, keys, checks) alive until it ends; the collector walked
+    them again and again, a third of the import's own CPU time at 100k rows, and found little:
+    what the import leaves behind goes with its frames. Collection resumes afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+CHECK_PROGRESS_EVERY = 10_000
+
+
 def annotation_import(
     *,
     study: Study,
@@ -217,6 +258,8 @@ def annotation_import(
     imported_by=None,
     max_rows: int | None = None,
     create_missing_hint: str = CREATE_MISSING_HINT,
+    progress: Callable[[int], None] | None = None,
+    written: Callable[[ImportSummary], None] | None = None,
 ) -> ImportSummary:
     """Check every row, then write them all in one transaction, or raise with every problem.
 
@@ -232,7 +275,37 @@ def annotation_import(
     The problem for a missing report ends with `create_missing_hint`, how the caller's user
     asks for stubs. A typo in an item or annotator cell that splits one annotator's labels of
     an item in two is one problem, not one per consequence.
+    `progress`, if given, is called with the number of rows checked so far, now and then
+    while checking (outside any transaction), and with all of them just before the writes.
+    `written`, if given, is called with the summary within the transaction that writes the
+    labels, last: what it writes commits with them, and an exception it raises undoes them.
     """
+    with _collector_paused():
+        return _import(
+            study=study,
+            data=data,
+            source=source,
+            create_missing_reports=create_missing_reports,
+            imported_by=imported_by,
+            max_rows=max_rows,
+            create_missing_hint=create_missing_hint,
+            progress=progress or (lambda checked: None),
+            written=written or (lambda summary: None),
+        )
+
+
+def _import(
+    *,
+    study,
+    data,
+    source,
+    create_missing_reports,
+    imported_by,
+    max_rows,
+    create_missing_hint,
+    progress,
+    written,
+) -> ImportSummary:
     try:
         label_file = read_label_file(data, source)
     except AnnotationFileError as error:
@@ -256,16 +329,30 @@ def annotation_import(
         spelled.setdefault(key, row.repository)
         groups[(key, row.annotator)].append(row)
 
-    chosen = {}
-    checks = {}
-    for (item_key, annotator), group in groups.items():
-        item_ref = f"{item_key[0]}#{item_key[1]}"
-        checks[(item_key, annotator)] = _label_problems(scheme, item_ref, annotator, group, source)
-        chosen[(item_key, annotator)] = checks[(item_key, annotator)].labels
+    checks: dict[tuple, GroupCheck] = {}
+    # A file repeats a few combinations of values: each is checked once. A refused one is
+    # checked again for each group, as its problems name the group's item and lines.
+    accepted: dict[tuple, GroupCheck] = {}
+    progress(0)
+    checked = reported = 0
+    for group_key, group in groups.items():
+        checked += len(group)
+        if checked - reported >= CHECK_PROGRESS_EVERY:
+            progress(checked)
+            reported = checked
+        shape = tuple(sorted((row.dimension, row.values) for row in group))
+        check = accepted.get(shape)
+        if check is None:
+            item_key, annotator = group_key
+            item_ref = f"{item_key[0]}#{item_key[1]}"
+            check = _label_problems(scheme, item_ref, annotator, group, source)
+            if check.labels is not None:
+                accepted[shape] = check
+        checks[group_key] = check
     first_line = {}
     for row in rows:
         first_line.setdefault((row.repository.lower(), row.number), row.line)
-    reports = reports_by_key(keys=list(first_line))
+    reports = report_ids_by_key(keys=list(first_line))
     annotators = StudyMember.objects.filter(
         study=study, role=StudyMember.Role.ANNOTATOR, user__username__in={a for _, a in groups}
     ).values_list("user__username", flat=True)
@@ -295,10 +382,11 @@ def annotation_import(
                 f"or {create_missing_hint})",
             )
 
-    report_ids = [report.pk for report in reports.values()]
     items = {
         item.report_id: item
-        for item in StudyItem.objects.filter(study=study, report_id__in=report_ids)
+        for item in StudyItem.objects.filter(
+            study=study, report_id__in=_ids_in(reports.values())
+        ).values_list("report_id", "pk", "adjudicated_at", "needed", "claimed", named=True)
     }
     users = {
         u.username: u for u in get_user_model().objects.filter(username__in={a for _, a in groups})
@@ -318,7 +406,7 @@ def annotation_import(
                     f"{study.slug}; add them as an annotator first",
                 )
             reported_outsiders.add(annotator)
-    key_of = {report.pk: key for key, report in reports.items()}
+    key_of = {report_id: key for key, report_id in reports.items()}
     for item in items.values():
         if item.adjudicated_at is not None:
             key = key_of[item.report_id]
@@ -328,14 +416,14 @@ def annotation_import(
                 "longer change",
             )
     taken = set(
-        Assignment.objects.filter(item__in=items.values())
+        Assignment.objects.filter(item__in=_ids_in(item.pk for item in items.values()))
         .exclude(status=Assignment.Status.EXPIRED)
         .values_list("item__report_id", "annotator__username")
     )
     per_item: dict[tuple[str, int], int] = defaultdict(int)
     for item_key, annotator in groups:
-        report = reports.get(item_key)
-        if report is not None and (report.pk, annotator) in taken:
+        report_id = reports.get(item_key)
+        if report_id is not None and (report_id, annotator) in taken:
             problem(
                 groups[(item_key, annotator)][0].line,
                 f"{annotator} already has {item_key[0]}#{item_key[1]} in study {study.slug}",
@@ -343,8 +431,7 @@ def annotation_import(
         if (item_key, annotator) not in misspelt:
             per_item[item_key] += 1
     for item_key, count in per_item.items():
-        report = reports.get(item_key)
-        item = items.get(report.pk) if report else None
+        item = items.get(reports.get(item_key))
         needed = item.needed if item else study.overlap
         already = item.claimed if item else 0
         if already + count > needed:
@@ -355,16 +442,17 @@ def annotation_import(
             )
     if problems:
         raise AnnotationImportError.of(problems, source)
-
+    progress(len(rows))
     return _write(
         study=study,
         scheme=scheme,
         groups=groups,
-        chosen=chosen,
+        checks=checks,
         reports=reports,
         missing=[(key, spelled[key]) for key in missing],
         users=users,
         source=source,
+        written=written,
         label_import=LabelImport(
             study=study,
             imported_by=imported_by,
@@ -375,10 +463,10 @@ def annotation_import(
     )
 
 
-# The writes below go from plain lists to PostgreSQL as one array a column (unnest), not
-# through model instances: at 100k rows, preparing instances for bulk_create took longer than
-# PostgreSQL took to store them. Table and column names are the models', never input.
-_CHUNK = 20_000
+# The writes below go from plain lists to PostgreSQL as one array literal a column (unnest),
+# not through model instances: at 100k rows, preparing instances for bulk_create took longer
+# than PostgreSQL took to store them. Table and column names are the models', never input.
+_CHUNK = 50_000
 
 
 def _assignments_insert(study, now, rows) -> dict[tuple[int, int], int]:
@@ -398,9 +486,9 @@ def _assignments_insert(study, now, rows) -> dict[tuple[int, int], int]:
                     Assignment.Status.SUBMITTED,
                     now,
                     now,
-                    [row[0] for row in chunk],
-                    [row[1] for row in chunk],
-                    [row[2] for row in chunk],
+                    int_array(row[0] for row in chunk),
+                    int_array(row[1] for row in chunk),
+                    text_array(row[2] for row in chunk),
                 ],
             )
             ids.update(((item, user), pk) for item, user, pk in cursor.fetchall())
@@ -408,34 +496,31 @@ def _assignments_insert(study, now, rows) -> dict[tuple[int, int], int]:
 
 
 def _answers_insert(now, answers) -> None:
-    """Annotations of (assignment id, item id, annotator id, dimension id, categories), and
-    their categories."""
+    """Annotations of (assignment id, item id, annotator id, dimension id, key paths JSON),
+    and their categories: those of the dimension at the stored paths, in the same statement."""
     table = Annotation._meta.db_table
     through = Annotation.categories.through._meta.db_table
+    categories = Category._meta.db_table
     with connection.cursor() as cursor:
         for start in range(0, len(answers), _CHUNK):
             chunk = answers[start : start + _CHUNK]
             cursor.execute(
-                f"INSERT INTO {table} (assignment_id, item_id, annotator_id, dimension_id, "  # noqa: S608
-                '"values", updated_at) SELECT r.assignment_id, r.item_id, r.annotator_id, '
-                "r.dimension_id, r.paths::jsonb, %s FROM unnest(%s::bigint[], %s::bigint[], "
-                "%s::bigint[], %s::bigint[], %s::text[]) AS r(assignment_id, item_id, "
-                "annotator_id, dimension_id, paths) RETURNING assignment_id, dimension_id, id",
+                f"WITH answer AS (INSERT INTO {table} (assignment_id, item_id, annotator_id, "  # noqa: S608
+                'dimension_id, "values", updated_at) SELECT r.assignment_id, r.item_id, '
+                "r.annotator_id, r.dimension_id, r.paths::jsonb, %s FROM unnest(%s::bigint[], "
+                "%s::bigint[], %s::bigint[], %s::bigint[], %s::text[]) AS r(assignment_id, "
+                'item_id, annotator_id, dimension_id, paths) RETURNING id, dimension_id, "values") '
+                # The paths are spread out before the join: joined laterally, they were
+                # spread again for every category of the dimension (ten times the work).
+                f"INSERT INTO {through} (annotation_id, category_id) SELECT chosen.id, "
+                "category.id FROM (SELECT id, dimension_id, jsonb_array_elements_text("
+                f'"values") AS path FROM answer) AS chosen JOIN {categories} category ON '
+                "category.dimension_id = chosen.dimension_id AND category.path = chosen.path",
                 [
                     now,
-                    [a[0] for a in chunk],
-                    [a[1] for a in chunk],
-                    [a[2] for a in chunk],
-                    [a[3] for a in chunk],
-                    [json.dumps([c.path for c in a[4]]) for a in chunk],
+                    *(int_array(a[i] for a in chunk) for i in range(4)),
+                    text_array(a[4] for a in chunk),
                 ],
-            )
-            ids = {(assignment, dimension): pk for assignment, dimension, pk in cursor.fetchall()}
-            links = [(ids[(a[0], a[3])], category.pk) for a in chunk for category in a[4]]
-            cursor.execute(
-                f"INSERT INTO {through} (annotation_id, category_id) "  # noqa: S608
-                "SELECT * FROM unnest(%s::bigint[], %s::bigint[])",
-                [[link[0] for link in links], [link[1] for link in links]],
             )
 
 
@@ -451,17 +536,41 @@ def _versions_insert(now, label_import_id, versions) -> None:
                 "r.labels::jsonb, '{}', r.note, false, 0, %s, %s FROM unnest(%s::bigint[], "
                 "%s::bigint[], %s::bigint[], %s::text[], %s::text[]) AS r(assignment_id, "
                 "item_id, annotator_id, labels, note)",
-                [now, label_import_id, *([v[i] for v in chunk] for i in range(5))],
+                [
+                    now,
+                    label_import_id,
+                    *(int_array(v[i] for v in chunk) for i in range(3)),
+                    *(text_array(v[i] for v in chunk) for i in (3, 4)),
+                ],
             )
+
+
+def _items_count(counts: dict[int, int]) -> None:
+    """Add each item's new submissions (by item id) to its claimed and submitted counts."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {StudyItem._meta.db_table} item SET claimed = item.claimed + r.n, "  # noqa: S608
+            "submitted = item.submitted + r.n FROM unnest(%s::bigint[], %s::int[]) AS r(id, n) "
+            "WHERE item.id = r.id",
+            [int_array(counts), int_array(counts.values())],
+        )
+
+
+@dataclass(frozen=True)
+class _Item:
+    id: int
+    needed: int
+    claimed: int
+    submitted: int
 
 
 @transaction.atomic
 def _write(
-    *, study, scheme, groups, chosen, reports, missing, users, source, label_import
+    *, study, scheme, groups, checks, reports, missing, users, source, written, label_import
 ) -> ImportSummary:
     # A stub's repository is named as the file first spells it.
     stubs = report_stubs_create(references=[(name, key[1]) for key, name in missing])
-    reports = {**reports, **{key: stub for (key, _), stub in zip(missing, stubs, strict=True)}}
+    reports = {**reports, **{key: stub.pk for (key, _), stub in zip(missing, stubs, strict=True)}}
     created_users = 0
     for _, annotator in groups:
         if annotator not in users:
@@ -470,12 +579,12 @@ def _write(
     for annotator in dict.fromkeys(annotator for _, annotator in groups):
         study_member_add(study=study, user=users[annotator], role=StudyMember.Role.ANNOTATOR)
 
-    report_ids = {report.pk for report in reports.values()}
+    report_ids = set(reports.values())
     items = {
-        item.report_id: item
-        for item in StudyItem.objects.select_for_update().filter(
-            study=study, report_id__in=report_ids
-        )
+        report_id: _Item(pk, needed, claimed, submitted)
+        for report_id, pk, needed, claimed, submitted in StudyItem.objects.select_for_update()
+        .filter(study=study, report_id__in=_ids_in(report_ids))
+        .values_list("report_id", "pk", "needed", "claimed", "submitted")
     }
     new_report_ids = sorted(report_ids - set(items))
     if new_report_ids:
@@ -487,19 +596,21 @@ def _write(
             seed=0,
             frame_size=len(new_report_ids),
         )
-        items.update((item.report_id, item) for item in added)
+        items.update((report_id, _Item(pk, study.overlap, 0, 0)) for report_id, pk in added.items())
 
     now = timezone.now()
     label_import.created_at = now
     label_import.save()
     per_item: dict[int, int] = defaultdict(int)
     for item_key, _ in groups:
-        per_item[reports[item_key].pk] += 1
-    for report_id, count in per_item.items():
-        item = items[report_id]
+        per_item[items[reports[item_key]].id] += 1
+    by_id = {item.id: item for item in items.values()}
+    for item_id, count in per_item.items():
+        item = by_id[item_id]
         if item.claimed + count > item.needed:
+            name = next(f"{k[0]}#{k[1]}" for k, r in reports.items() if items[r].id == item_id)
             raise ValidationError(
-                f"item {item} was handed out while importing; it now has no room for "
+                f"item {name} was handed out while importing; it now has no room for "
                 f"{count} more annotations"
             )
 
@@ -509,13 +620,12 @@ def _write(
     notes = {}
     for group_key, group in groups.items():
         item_key, annotator = group_key
-        pairs[group_key] = (items[reports[item_key].pk].pk, users[annotator].pk)
+        pairs[group_key] = (items[reports[item_key]].id, users[annotator].pk)
         notes[group_key] = "\n".join(dict.fromkeys(row.note for row in group if row.note))
     expired = {
         (a.item_id, a.annotator_id): a
         for a in Assignment.objects.filter(
-            item__in={item for item, _ in pairs.values()},
-            annotator__in={user for _, user in pairs.values()},
+            item__in=_ids_in(per_item), annotator__in={user.pk for user in users.values()}
         )
     }
     reused = []
@@ -536,39 +646,33 @@ def _write(
     dimensions = {d.key: d.pk for d in scheme.dimensions}
     answers, versions = [], []
     for group_key, (item_id, user_id) in pairs.items():
-        labels = chosen[group_key]
+        check = checks[group_key]
         assignment_id = assignment_ids[(item_id, user_id)]
-        for key, categories in labels.items():
-            answers.append((assignment_id, item_id, user_id, dimensions[key], categories))
-        versions.append(
-            (assignment_id, item_id, user_id, json.dumps(labels_paths(labels)), notes[group_key])
-        )
+        for key, paths in check.values_json.items():
+            answers.append((assignment_id, item_id, user_id, dimensions[key], paths))
+        versions.append((assignment_id, item_id, user_id, check.paths_json, notes[group_key]))
     _answers_insert(now, answers)
     _versions_insert(now, label_import.pk, versions)
-
-    # One update per distinct count, not per item: the items are locked above.
-    by_count: dict[int, list[int]] = defaultdict(list)
-    for report_id, count in per_item.items():
-        by_count[count].append(items[report_id].pk)
-    for count, item_ids in by_count.items():
-        StudyItem.objects.filter(pk__in=item_ids).update(
-            claimed=F("claimed") + count, submitted=F("submitted") + count
-        )
+    # The items are locked above.
+    _items_count(per_item)
     # Imported labels count like the app's: the items they complete are decided as a
     # submission would decide them.
     completed = [
-        items[report_id].pk
-        for report_id, count in per_item.items()
-        if items[report_id].submitted + count >= items[report_id].needed
+        item_id
+        for item_id, count in per_item.items()
+        if by_id[item_id].submitted + count >= by_id[item_id].needed
     ]
     final_labels_settle(item_ids=completed, scheme=scheme, majority=study.majority, now=now)
-    return ImportSummary(
+    summary = ImportSummary(
         rows=sum(len(group) for group in groups.values()),
         submissions=len(groups),
         items_added=len(new_report_ids),
         reports_created=len(missing),
         users_created=created_users,
+        label_import_id=label_import.pk,
     )
+    written(summary)
+    return summary
 
 
 EXAMPLE_ANNOTATORS = ("alice", "bob")

@@ -7,9 +7,10 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 
+from config.sql import int_array
 from labeler.frames import FrameQuery, frame_reports, stratum_expression
 from labeler.models import Study, StudyBatch, StudyItem, StudyMember
 from labeler.sampling import (
@@ -107,9 +108,13 @@ def study_batch_append(
     frame_size: int,
     strata: list[dict] | None = None,
     created_by=None,
-) -> tuple[StudyBatch, list[StudyItem]]:
+) -> tuple[StudyBatch, dict[int, int]]:
     """Record a batch and append its reports to the study as items, in the given order,
-    after every earlier item: the one way items join a study (drawn or imported)."""
+    after every earlier item: the one way items join a study (drawn or imported). Returns the
+    batch and the new items' ids by report id.
+
+    One INSERT ... SELECT from an array of the report ids: at 8,000 items, making model
+    instances for bulk_create took four times as long as PostgreSQL took to store them."""
     number, start = _batch_slot(study=study)
     batch = StudyBatch(
         study=study,
@@ -124,19 +129,16 @@ def study_batch_append(
     )
     batch.full_clean(exclude=["study"])
     batch.save()
-    items = StudyItem.objects.bulk_create(
-        [
-            StudyItem(
-                study=study,
-                report_id=report_id,
-                batch=number,
-                position=start + offset,
-                needed=study.overlap,
-            )
-            for offset, report_id in enumerate(report_ids)
-        ],
-        batch_size=2000,
-    )
+    with connection.cursor() as cursor:
+        # The table's name is the model's, never input; the values are bound parameters.
+        cursor.execute(
+            f"INSERT INTO {StudyItem._meta.db_table} (study_id, report_id, batch, position, "  # noqa: S608
+            "priority, needed, claimed, submitted) SELECT %s, r.report_id, %s, %s + r.n - 1, 0, "
+            "%s, 0, 0 FROM unnest(%s::bigint[]) WITH ORDINALITY AS r(report_id, n) "
+            "RETURNING report_id, id",
+            [study.pk, number, start, study.overlap, int_array(report_ids)],
+        )
+        items = dict(cursor.fetchall())
     # Per-file patches come on demand: the reports entering a study are the ones read.
     transaction.on_commit(lambda: reports_patches_request(report_ids=list(report_ids)))
     return batch, items

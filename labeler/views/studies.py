@@ -6,16 +6,20 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.api import MAX_ID
 from config.csp import chart_styles_allow
 from labeler.adjudication import final_labels_visible, study_disagreements
+from labeler.annotation_csv import row_count
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
 from labeler.labels import study_scheme
-from labeler.models import Assignment, StudyMember
+from labeler.models import Assignment, LabelImportJob, StudyMember
 from labeler.permissions import (
     access_adjudicates,
     access_sees_agreement,
@@ -25,6 +29,8 @@ from labeler.permissions import (
 from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
 from labeler.selectors import (
     assignment_list_visible,
+    label_import_job_get,
+    label_import_jobs_recent,
     study_items_waiting,
     study_list_for_user,
     study_progress,
@@ -34,6 +40,7 @@ from labeler.services.annotation_import import (
     annotation_import,
     labels_csv_example,
 )
+from labeler.services.label_import_jobs import WEB_MISSING_HINT, label_import_job_create
 from labeler.services.studies import (
     new_seed,
     plan_warnings,
@@ -41,6 +48,7 @@ from labeler.services.studies import (
     study_items_add,
     study_sample_preview,
 )
+from labeler.tasks import enqueue_label_import
 from labeler.views.board import new_study_initial
 from labeler.views.coding import open_coding_context
 from labeler.views.common import require_lead
@@ -215,6 +223,7 @@ def study_detail(request, slug: str):
             .order_by("item__position", "annotator__username")
         )
         context["batch_form"] = BatchForm(initial=_batch_initial(study))
+        context["label_import_jobs"] = label_import_jobs_recent(study=study)[:RECENT_JOBS]
     response = render(request, "labeler/study_detail.html", context)
     if context.get("open_coding", {}).get("saturation"):
         chart_styles_allow(response)
@@ -308,9 +317,15 @@ def study_batch_add(request, slug: str):
     )
 
 
+# Background label imports listed on the study's page and its import page.
+RECENT_JOBS = 5
+
+
 @require_http_methods(["GET", "POST"])
 def study_import(request, slug: str):
-    """Labels made elsewhere, from a CSV upload: every problem listed by line, or all written."""
+    """Labels made elsewhere, from a CSV upload: every problem listed by line, or all written.
+    A file of more than LABEL_IMPORT_BACKGROUND_ROWS rows becomes a background job, and the
+    lead is sent to its page; a smaller one is imported within the request."""
     study, access = study_get_for_user(user=request.user, slug=slug)
     require_lead(access)
     form = LabelsImportForm()
@@ -320,18 +335,32 @@ def study_import(request, slug: str):
         form = LabelsImportForm(request.POST, request.FILES)
         if form.is_valid():
             upload = form.cleaned_data["file"]
+            data = upload.read()
+            rows = row_count(data)
+            # Past the cap the import refuses the file at once, naming both counts.
+            if rows is not None and (
+                settings.LABEL_IMPORT_BACKGROUND_ROWS < rows <= settings.LABEL_IMPORT_MAX_ROWS
+            ):
+                with transaction.atomic():
+                    job = label_import_job_create(
+                        study=study,
+                        data=data,
+                        file_name=upload.name,
+                        rows=rows,
+                        create_missing_reports=form.cleaned_data["create_missing_reports"],
+                        imported_by=request.user,
+                    )
+                    enqueue_label_import(job.pk)
+                return redirect("studies:import-job", slug=study.slug, job_id=job.pk)
             try:
                 summary = annotation_import(
                     study=study,
-                    data=upload.read(),
+                    data=data,
                     source=upload.name,
                     create_missing_reports=form.cleaned_data["create_missing_reports"],
                     imported_by=request.user,
                     max_rows=settings.LABEL_IMPORT_MAX_ROWS,
-                    create_missing_hint=(
-                        f"tick “{form.fields['create_missing_reports'].label}” to create it "
-                        "as a placeholder"
-                    ),
+                    create_missing_hint=WEB_MISSING_HINT,
                 )
             except AnnotationImportError as error:
                 problems, problem_count = error.problems, error.count
@@ -350,7 +379,28 @@ def study_import(request, slug: str):
             "problems": problems,
             "problem_count": problem_count,
             "example": labels_csv_example(study=study),
+            "background_rows": settings.LABEL_IMPORT_BACKGROUND_ROWS,
+            "jobs": label_import_jobs_recent(study=study)[:RECENT_JOBS],
         },
+    )
+
+
+@require_GET
+def study_import_job(request, slug: str, job_id: int):
+    """A background label import's page: its progress, polled from the API by
+    static/js/label_import_job.js, then what it wrote or its problems by line."""
+    if job_id > MAX_ID:
+        raise Http404("no such label import")
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    try:
+        job = label_import_job_get(study=study, job_id=job_id)
+    except LabelImportJob.DoesNotExist:
+        raise Http404("no such label import") from None
+    return render(
+        request,
+        "labeler/label_import_job.html",
+        {"study": study, "job": job, "problems": job.error.splitlines()},
     )
 
 

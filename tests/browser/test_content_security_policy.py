@@ -11,6 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from labeler.models import StudyItem
 from labeler.roles import Role
+from labeler.services.label_import_jobs import label_import_job_create
 from taxonomy.selectors import codebook_spec
 from taxonomy.services import codebook_revise
 from tests.config.test_production_settings import POLICY
@@ -86,6 +87,10 @@ def test_the_lead_pages_run_under_the_policy(
         spec=dataclasses.replace(spec, version=f"{spec.version}-next", revises=None),
         mapping={d.key: {c.path: [c.path] for c in d.categories} for d in spec.dimensions},
     )
+    # Queued with no worker: its page keeps polling the API while it is looked at.
+    job = label_import_job_create(
+        study=study, data=b"item,annotator,dimension,value\n", file_name="big.csv", rows=0
+    )
     sign_in(lead)
     base = f"/studies/{study.slug}"
 
@@ -99,6 +104,7 @@ def test_the_lead_pages_run_under_the_policy(
             f"{base}/items/",
             f"{base}/members/",
             f"{base}/import/",
+            f"{base}/import/{job.pk}/",
             f"{base}/export/",
             f"{base}/agreement/",
             f"{base}/adjudicate/",

@@ -8,6 +8,7 @@ from labeler.annotation_csv import (
     LabelRow,
     Problem,
     read_label_file,
+    row_count,
 )
 
 
@@ -161,3 +162,19 @@ def test_problems_come_in_line_order_and_past_the_cap_are_counted():
     assert error.problems[:3] == ["l.csv:2: bad", "l.csv:2: also bad", "l.csv:3: bad"]
     assert error.problems[-2] == f"l.csv:{MAX_PROBLEMS}: bad"
     assert error.problems[-1] == f"l.csv: … and {200 - MAX_PROBLEMS} more problems"
+
+
+def test_the_row_count_is_the_imports_blank_rows_left_out_bad_ones_in():
+    text = (
+        "item,annotator,dimension,value\n"
+        "a/b#1,ann,root-cause,x\n"
+        "\n"
+        " , \n"
+        'a/b#2,ann,root-cause,"two\nlines"\n'
+        "not an item,ann,root-cause,x\n"
+    )
+    found = read_label_file(as_bytes(text))
+
+    assert row_count(as_bytes(text)) == 3 == len(found.rows) + len(found.problems)
+    assert row_count(b"\xff\xfe") is None
+    assert row_count(b"") == 0

@@ -418,3 +418,28 @@ def test_the_example_for_a_study_is_a_file_it_imports(key):
     assert summary.submissions == 2
     assert summary.rows == 2 * codebook.dimensions.count()
     assert any("/" in line.split(",")[3] for line in example.splitlines()[1:])
+
+
+def test_groups_with_the_same_values_each_get_their_categories_and_progress_is_told(
+    study, monkeypatch
+):
+    monkeypatch.setattr("labeler.services.annotation_import.CHECK_PROGRESS_EVERY", 2)
+    told = []
+    lines = [
+        f"pytorch/pytorch#{number},{annotator},{dimension},{value},"
+        for number in (1, 2)
+        for annotator in ("ann", "ben")
+        for dimension, value in (("root-cause", "memory/leak"), ("impact", "speed;memory-use"))
+    ]
+    summary = run(study, HEADER + "\n".join(lines) + "\n", progress=told.append)
+
+    assert summary.submissions == 4
+    assert told[0] == 0 and told[-1] == 8 and told == sorted(told) and len(told) >= 4
+    for annotation in Annotation.objects.all():
+        assert sorted(annotation.categories.values_list("path", flat=True)) == sorted(
+            annotation.values
+        )
+    assert Annotation.objects.filter(dimension__key="impact").count() == 4
+    assert [version.labels for version in AnnotationVersion.objects.all()] == [
+        {"root-cause": ["memory/leak"], "impact": ["speed", "memory-use"]}
+    ] * 4

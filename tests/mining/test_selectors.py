@@ -33,16 +33,16 @@ def test_report_for_labelling_gives_plain_values_and_comments_oldest_first_in_on
         selectors.report_for_labelling(report_id=report.pk + 1000)
 
 
-def test_reports_by_key_match_repository_names_ignoring_case():
+def test_report_ids_by_key_match_repository_names_ignoring_case():
     report = factories.BugReportFactory(
         repository=factories.RepositoryFactory(owner="Octo", name="Lab"), number=3
     )
     factories.BugReportFactory(repository=report.repository, number=4)
 
-    found = selectors.reports_by_key(keys=[("octo/LAB", 3), ("octo/lab", 9), ("x/y", 3)])
+    found = selectors.report_ids_by_key(keys=[("octo/LAB", 3), ("octo/lab", 9), ("x/y", 3)])
 
-    assert found == {("octo/lab", 3): report}
-    assert selectors.reports_by_key(keys=[]) == {}
+    assert found == {("octo/lab", 3): report.pk}
+    assert selectors.report_ids_by_key(keys=[]) == {}
 
 
 def test_imported_reports_leave_stubs_out_and_missing_repositories_are_named():
