@@ -227,7 +227,7 @@ ASSIGNMENT_COLUMNS = ", ".join(
 def _locked_own(*, assignment_id: int, user) -> Assignment:
     """Lock the user's assignment; its item is read, not locked (SUBMIT_SQL changes its
     counters as its first write): the assignment carries the item's `item_adjudicated_at`,
-    its study's `study_majority` policy and its study's `study_kind`."""
+    its study's `study_majority` policy, `study_kind` and `study_codebook_id`."""
     assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
     if assignment is None:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
@@ -239,7 +239,8 @@ def _locked_own(*, assignment_id: int, user) -> Assignment:
 # Plain SQL: the ORM takes longer to build it than the database to answer.
 LOCK_OWN_SQL = """
 SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at,
-       study.majority AS study_majority, study.kind AS study_kind
+       study.majority AS study_majority, study.kind AS study_kind,
+       study.codebook_id AS study_codebook_id
 FROM labeler_assignment assignment
 JOIN labeler_studyitem item ON item.id = assignment.item_id
 JOIN labeler_study study ON study.id = assignment.study_id
@@ -361,7 +362,9 @@ def assignment_submit(
     if assignment.status == Status.SKIPPED:
         raise ValidationError("you skipped this item; it went to other annotators")
     _version_check(assignment, version)
-    scheme = scheme or study_scheme_by_id(study_id=assignment.study_id)
+    scheme = scheme or study_scheme_by_id(
+        study_id=assignment.study_id, codebook_id=assignment.study_codebook_id
+    )
     open_coding = assignment.study_kind == Study.Kind.OPEN
     if open_coding:
         chosen, written = open_submission_validate(scheme=scheme, labels=labels, codes=codes or {})
