@@ -156,9 +156,13 @@ def annotation_list_visible(*, user) -> QuerySet[Annotation]:
 
 def item_history(*, item: StudyItem, user, access: StudyAccess) -> QuerySet[AnnotationVersion]:
     """Every version of every submission on the item that the user may see, oldest first."""
-    versions = item.versions.select_related("annotator", "imported__imported_by").order_by(
-        "created_at", "pk"
-    )
+    versions = item.versions.select_related(
+        "annotator",
+        "imported__imported_by",
+        "migration__from_codebook",
+        "migration__to_codebook",
+        "migration__migrated_by",
+    ).order_by("created_at", "pk")
     if access.sees_all_labels or item.adjudicated_at is not None:
         return versions
     return versions.filter(annotator=user)

@@ -38,6 +38,15 @@ from taxonomy.models import Category, Codebook
 from taxonomy.services import codebook_freeze
 
 Status = Assignment.Status
+# A migration's counts, in the order and words the command and the page show them.
+COUNTS = (
+    ("annotations_carried", "labels carried over"),
+    ("annotations_relabel", "labels to label again"),
+    ("assignments_flagged", "submissions flagged for re-labelling"),
+    ("finals_carried", "final labels carried over"),
+    ("finals_reopened", "final labels reopened"),
+    ("items_reopened", "items back to adjudication"),
+)
 REOPENED_SPLIT = "the label touches a category that was split or removed; a lead decides again"
 REOPENED_RESTING = "an annotator's label on it must be given again; a lead decides again"
 

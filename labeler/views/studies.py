@@ -15,7 +15,7 @@ from labeler.adjudication import final_labels_visible, study_disagreements
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
 from labeler.labels import study_scheme
-from labeler.models import Assignment, StudyMember
+from labeler.models import Assignment, Study, StudyMember
 from labeler.permissions import (
     access_adjudicates,
     access_sees_agreement,
@@ -25,6 +25,7 @@ from labeler.permissions import (
 from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
 from labeler.selectors import (
     assignment_list_visible,
+    codebook_revisions_after,
     study_items_waiting,
     study_list_for_user,
     study_progress,
@@ -215,6 +216,8 @@ def study_detail(request, slug: str):
             .order_by("item__position", "annotator__username")
         )
         context["batch_form"] = BatchForm(initial=_batch_initial(study))
+        if study.kind == Study.Kind.CLOSED:
+            context["newer_codebooks"] = codebook_revisions_after(codebook=study.codebook)
     response = render(request, "labeler/study_detail.html", context)
     if context.get("open_coding", {}).get("saturation"):
         chart_styles_allow(response)

@@ -7,6 +7,7 @@ import pytest
 
 from labeler.models import StudyItem
 from tests.config.test_production_settings import POLICY
+from tests.labeler.codebook_revisions import revise_v2
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import decided_study
 
@@ -59,6 +60,7 @@ def test_the_lead_pages_run_under_the_policy(
         annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
     )
     item = StudyItem.objects.filter(study=study).order_by("position").first()
+    revision = revise_v2(study.codebook)
     sign_in(lead)
     base = f"/studies/{study.slug}"
 
@@ -80,6 +82,7 @@ def test_the_lead_pages_run_under_the_policy(
             f"{base}/items/{item.pk}/history/",
             f"{base}/items/{item.pk}/report/",
             f"{base}/board/",
+            f"{base}/codebook/{revision.version}/",
             "/reports/",
             f"/reports/{item.report_id}/",
             "/reports/compare/?a=has_fix%3Dtrue&b=has_fix%3Dfalse",

@@ -2,17 +2,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from labeler.models import Study
-from labeler.services.codebook_migration import study_codebook_migrate
+from labeler.services.codebook_migration import COUNTS, study_codebook_migrate
 from taxonomy.models import Codebook
-
-COUNTS = (
-    ("annotations_carried", "labels carried over"),
-    ("annotations_relabel", "labels to label again"),
-    ("assignments_flagged", "submissions flagged for re-labelling"),
-    ("finals_carried", "final labels carried over"),
-    ("finals_reopened", "final labels reopened"),
-    ("items_reopened", "items back to adjudication"),
-)
 
 
 class Command(BaseCommand):
