@@ -229,14 +229,20 @@ def study_come_back(*, study: Study, user, now: dt.datetime | None = None) -> Co
 
 def study_items_waiting(*, user, studies) -> dict[int, int]:
     """Per study (by id) of `studies`, the items the user may label now: the one they hold,
-    and those with a free place that they have not taken. One query."""
+    their submissions flagged for re-labelling, and those with a free place that they have
+    not taken. One query."""
     taken = Assignment.objects.filter(item=OuterRef("pk"), annotator=user).exclude(
         status=Status.EXPIRED
     )
     mine_held = Assignment.objects.filter(item=OuterRef("pk"), annotator=user, status=Status.HELD)
+    mine_flagged = Assignment.objects.filter(
+        item=OuterRef("pk"), annotator=user, status=Status.SUBMITTED
+    ).exclude(relabel={})
     rows = (
         StudyItem.objects.filter(study__in=studies, adjudicated_at__isnull=True)
-        .filter((Q(claimed__lt=F("needed")) & ~Exists(taken)) | Exists(mine_held))
+        .filter(
+            (Q(claimed__lt=F("needed")) & ~Exists(taken)) | Exists(mine_held) | Exists(mine_flagged)
+        )
         .values("study")
         .annotate(count=Count("pk"))
         .order_by()

@@ -77,9 +77,11 @@ def assignment_expire_stale(*, study: Study) -> int:
 def assignment_next(*, study: Study, user) -> Assignment | None:
     """The item `user` should label next, held for them; None when nothing is left for them.
 
-    An item the user already holds comes back first (a reload does not lose it). Otherwise:
-    the first item in the study's order that still needs annotations, that the user has not
-    held, submitted or skipped, and that no other request is handing out at this moment.
+    An item the user already holds comes back first (a reload does not lose it); then a
+    submission of theirs that a codebook migration flagged for re-labelling (its item not
+    final), to revise (its `relabel` says what to label again). Otherwise: the first item
+    in the study's order that still needs annotations, that the user has not held,
+    submitted or skipped, and that no other request is handing out at this moment.
     Held items past the study's hold timeout go back to the pool first. The assignment
     carries its item's report id as `item_report_id`, so the report can be read without
     loading the item.
@@ -89,7 +91,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     now = timezone.now()
     cutoff = connection.ops.adapt_datetimefield_value(now - study.hold_timeout)
     with connection.cursor() as cursor:
-        cursor.execute(PROBE_SQL, [study.pk, user.pk, cutoff, study.pk, cutoff])
+        cursor.execute(PROBE_SQL, {"study": study.pk, "user": user.pk, "cutoff": cutoff})
         held_id, any_stale = cursor.fetchone()
     if held_id is None:
         if any_stale:
@@ -101,13 +103,25 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
 # The user's current hold, and whether the study has any hold to expire: one probe of two
 # indexes, so the sweep runs only when there is something to sweep. Plain SQL, as the ORM
 # takes ten times longer to build it than the database to answer.
+#
+# After the hold, a submission a codebook migration flagged for re-labelling, on an item not
+# final (labeler.services.codebook_migration): it comes back before any new item.
 PROBE_SQL = """
 SELECT
-    (SELECT id FROM labeler_assignment
-     WHERE study_id = %s AND annotator_id = %s AND status = 'held' AND held_at >= %s
-     ORDER BY held_at, id LIMIT 1),
+    COALESCE(
+        (SELECT id FROM labeler_assignment
+         WHERE study_id = %(study)s AND annotator_id = %(user)s AND status = 'held'
+           AND held_at >= %(cutoff)s
+         ORDER BY held_at, id LIMIT 1),
+        (SELECT flagged.id FROM labeler_assignment flagged
+         JOIN labeler_studyitem item ON item.id = flagged.item_id
+         WHERE flagged.study_id = %(study)s AND flagged.annotator_id = %(user)s
+           AND flagged.status = 'submitted' AND flagged.relabel <> '{}'::jsonb
+           AND item.adjudicated_at IS NULL
+         ORDER BY item.position, flagged.id LIMIT 1)
+    ),
     EXISTS (SELECT 1 FROM labeler_assignment
-            WHERE study_id = %s AND status = 'held' AND held_at < %s)
+            WHERE study_id = %(study)s AND status = 'held' AND held_at < %(cutoff)s)
 """
 
 
@@ -128,6 +142,10 @@ def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
             _, report_id, *columns = row
             if columns[0] is not None:
                 assignment = Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, columns)
+                # from_db takes values as given: JSON comes as text.
+                assignment.relabel = RELABEL_FIELD.from_db_value(
+                    assignment.relabel, None, connection
+                )
                 assignment.item_report_id = report_id
                 return assignment
     return None
@@ -219,6 +237,7 @@ FROM picked LEFT JOIN claim ON claim.item_id = picked.id
 """
 # Every column of the assignment, in the order Assignment.from_db takes them.
 ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]
+RELABEL_FIELD = Assignment._meta.get_field("relabel")
 ASSIGNMENT_COLUMNS = ", ".join(
     f"assignment.{field.column}" for field in Assignment._meta.concrete_fields
 )
@@ -497,7 +516,8 @@ WITH counted AS (
 ), saved AS (
     UPDATE labeler_assignment assignment
     SET status = %(status)s, submitted_at = %(submitted_at)s, note = %(note)s,
-        unsure = %(unsure)s, seconds = %(total_seconds)s, version = %(version)s
+        unsure = %(unsure)s, seconds = %(total_seconds)s, version = %(version)s,
+        relabel = '{}'::jsonb
     FROM counted
     WHERE assignment.id = %(assignment)s
 ), versioned AS (
