@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -473,6 +474,8 @@ def study_codebook_migration_plan(*, study: Study, target: Codebook) -> Migratio
         .order_by("pk")
         .values_list("pk", "item_id", "dimension__key", "values")
     ]
+    uses = Counter((move.key, path) for move in annotations for path in move.old)
+    final_uses = Counter((move.key, path) for move in finals for path in move.old)
     categories = []
     for key in keys:
         changes = category_changes(mapping.get(key, {}))
@@ -487,8 +490,8 @@ def study_codebook_migration_plan(*, study: Study, target: Codebook) -> Migratio
                     path=path,
                     change=changes.get(path, REMOVED),
                     into=mapping.get(key, {}).get(path, []),
-                    annotations=sum(m.key == key and path in m.old for m in annotations),
-                    finals=sum(m.key == key and path in m.old for m in finals),
+                    annotations=uses[(key, path)],
+                    finals=final_uses[(key, path)],
                 )
             )
     holds = study.assignments.filter(

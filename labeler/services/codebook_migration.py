@@ -10,7 +10,7 @@ history pointing to the migration (whose `reason` says from which version to whi
 ran it); every final label changed or reopened leaves a FinalLabelEvent with that reason.
 
 Locks, in the order writers take them: the study row (one migration at a time), the
-study's submitted and held assignments, then its items.
+study's submitted and held assignments, then its items, all before the labels are read.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from labeler.labels import scheme_forget
@@ -75,6 +74,15 @@ def study_codebook_migrate(
     study = (
         Study.objects.select_for_update(of=("self",)).select_related("codebook").get(pk=study.pk)
     )
+    # Locked before the plan reads the labels, so no submission lands between the two.
+    assignments = {
+        assignment.pk: assignment
+        for assignment in Assignment.objects.select_for_update()
+        .filter(study=study, status__in=(Status.SUBMITTED, Status.HELD))
+        .order_by("pk")
+        if assignment.status == Status.SUBMITTED
+    }
+    list(StudyItem.objects.select_for_update().filter(study=study).order_by("pk"))
     plan = study_codebook_migration_plan(study=study, target=codebook)
     if plan.holds:
         raise ValidationError(
@@ -98,7 +106,7 @@ def study_codebook_migrate(
     study.codebook = codebook
     study.save(update_fields=["codebook"])
     study.dimensions.set(plan.dimensions.values())
-    _annotations_move(plan=plan, record=record, now=now)
+    _annotations_move(plan=plan, assignments=assignments, record=record, now=now)
     _finals_move(plan=plan, record=record, user=user, now=now)
     scheme_forget(study_id=study.pk)
     return MigrationOutcome(plan=plan, counts=counts, record=record)
@@ -111,32 +119,23 @@ def _categories(plan: MigrationPlan) -> dict[tuple[str, str], Category]:
     return {(category.dimension.key, category.path): category for category in found}
 
 
-def _annotations_move(*, plan: MigrationPlan, record: CodebookMigration, now) -> None:
-    """Every submitted assignment's labels into the new version, and one version each."""
-    assignments = {
-        assignment.pk: assignment
-        for assignment in Assignment.objects.select_for_update()
-        .filter(study=plan.study, status__in=(Status.SUBMITTED, Status.HELD))
-        .order_by("pk")
-        if assignment.status == Status.SUBMITTED
-    }
-    list(StudyItem.objects.select_for_update().filter(study=plan.study).order_by("pk"))
+def _annotations_move(
+    *, plan: MigrationPlan, assignments: dict[int, Assignment], record: CodebookMigration, now
+) -> None:
+    """Every submitted assignment's labels (`assignments`, locked) into the new version, and
+    one version each, read by agreement as of when the labels it translates were given."""
     categories = _categories(plan)
     moves: dict[int, list] = {pk: [] for pk in assignments}
     for move in plan.annotations:
         moves[move.assignment_id].append(move)
-    latest = dict(
-        AnnotationVersion.objects.filter(assignment__in=assignments)
-        .values("assignment")
-        .annotate(number=Max("number"))
-        .values_list("assignment", "number")
-    )
     given_at = {
-        version.assignment_id: version.labelled_at or version.created_at
-        for version in AnnotationVersion.objects.filter(assignment__in=assignments).only(
-            "assignment_id", "number", "labelled_at", "created_at"
+        assignment: labelled_at or created_at
+        for assignment, labelled_at, created_at in AnnotationVersion.objects.filter(
+            assignment__in=assignments
         )
-        if latest.get(version.assignment_id) == version.number
+        .order_by("assignment", "-number")
+        .distinct("assignment")
+        .values_list("assignment", "labelled_at", "created_at")
     }
     Annotation.objects.filter(assignment__in=assignments).delete()
     added: list[tuple[Annotation, list[Category]]] = []
