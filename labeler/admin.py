@@ -22,6 +22,7 @@ from labeler.models import (
     Board,
     BoardEvent,
     Code,
+    CodebookMigration,
     CodeUse,
     FinalLabel,
     FinalLabelEvent,
@@ -186,6 +187,13 @@ class LabelImportAdmin(ReadOnlyAdmin):
     list_display = ["file_name", "study", "imported_by", "rows", "sha256", "created_at"]
     list_filter = ["study"]
     list_select_related = ["study", "imported_by"]
+
+
+@admin.register(CodebookMigration)
+class CodebookMigrationAdmin(ReadOnlyAdmin):
+    list_display = ["study", "from_codebook", "to_codebook", "migrated_by", "created_at"]
+    list_filter = ["study"]
+    list_select_related = ["study", "from_codebook", "to_codebook", "migrated_by"]
 
 
 @admin.register(Board)
