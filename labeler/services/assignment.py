@@ -33,6 +33,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from config.api import CONFLICT
 from labeler.coding import assignment_codes
 from labeler.labels import (
     Scheme,
@@ -268,10 +269,22 @@ FOR UPDATE OF assignment
 """
 
 
-def _item_counters_refused(*, item_id: int) -> None:
+def _item_counters_refused(*, item_id: int, codebook_id: int) -> None:
     """Why the item's counters could not change (and so nothing of the submission is kept)."""
     if StudyItem.objects.filter(pk=item_id, adjudicated_at__isnull=False).exists():
         raise item_final_conflict(item_id=item_id)
+    moved = (
+        StudyItem.objects.filter(pk=item_id)
+        .exclude(study__codebook_id=codebook_id)
+        .values_list("study__codebook__version", flat=True)
+        .first()
+    )
+    if moved is not None:
+        raise ValidationError(
+            f"the study moved to version {moved} of its codebook while you labelled; reload "
+            "the page and label the item again",
+            code=CONFLICT,
+        )
     raise ValidationError(
         "your hold on this item expired and other annotators took it; ask for the next one"
     )
@@ -432,6 +445,7 @@ def assignment_submit(
         now=now,
         first=first,
         reclaim=reclaim,
+        codebook_id=scheme.key[1] if scheme.key is not None else assignment.study_codebook_id,
     )
     complete = _submission_write(submission)
     if complete and not open_coding and (first or new != old):
@@ -461,6 +475,7 @@ class Submission:
     now: dt.datetime
     first: bool
     reclaim: bool
+    codebook_id: int
 
 
 def _submission_write(submission: Submission) -> bool:
@@ -473,6 +488,7 @@ def _submission_write(submission: Submission) -> bool:
             SUBMIT_SQL,
             {
                 "item": assignment.item_id,
+                "codebook": submission.codebook_id,
                 "claimed": int(submission.reclaim),
                 "submitted": int(submission.first),
                 "reclaim": submission.reclaim,
@@ -497,7 +513,7 @@ def _submission_write(submission: Submission) -> bool:
         )
         counted, complete = cursor.fetchone()
     if not counted:
-        _item_counters_refused(item_id=assignment.item_id)
+        _item_counters_refused(item_id=assignment.item_id, codebook_id=submission.codebook_id)
     return complete
 
 
@@ -512,6 +528,10 @@ WITH counted AS (
     WHERE item.id = %(item)s
       AND item.adjudicated_at IS NULL
       AND (NOT %(reclaim)s OR item.claimed < item.needed)
+      -- The labels were checked against this codebook version: a codebook migration
+      -- committed since (seen by this statement's fresh snapshot) refuses them.
+      AND EXISTS (SELECT 1 FROM labeler_study study
+                  WHERE study.id = item.study_id AND study.codebook_id = %(codebook)s)
     RETURNING item.id, item.submitted >= item.needed AS complete
 ), saved AS (
     UPDATE labeler_assignment assignment

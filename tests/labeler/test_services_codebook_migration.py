@@ -183,6 +183,28 @@ def test_a_scheme_another_process_loaded_before_the_migration_is_not_used_after(
     assert Annotation.objects.get(assignment=held.pk).dimension.codebook == v2
 
 
+def test_a_submission_checked_against_the_old_version_is_refused_after_the_migration(
+    labelled, annotator, lead
+):
+    """As a submission that read the study before a migration committed would be."""
+    codebook_freeze(codebook=labelled.codebook)
+    old = study_scheme(study=labelled)
+    first = Assignment.objects.get(item=items(labelled)[3], annotator=annotator)
+    study_codebook_migrate(study=labelled, codebook=revise_v2(labelled.codebook), user=lead)
+    with pytest.raises(ValidationError, match=r"the study moved to version 2\.0 of its codebook"):
+        assignment_submit(
+            assignment_id=first.pk,
+            user=annotator,
+            labels={"root-cause": "memory/bloat"},
+            scheme=old,
+        )
+    assert current(items(labelled)[3], annotator) == {
+        "root-cause": ["memory/leak"],
+        "impact": ["cost"],
+    }
+    assert first.versions.count() == 2
+
+
 def test_a_study_two_revisions_behind_moves_along_both_mappings(labelled, annotator, lead):
     v3 = revise_v3(revise_v2(labelled.codebook))
     outcome = study_codebook_migrate(study=labelled, codebook=v3, user=lead)
