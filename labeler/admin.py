@@ -22,6 +22,7 @@ from labeler.models import (
     Board,
     BoardEvent,
     Code,
+    CodebookMigration,
     CodeUse,
     FinalLabel,
     FinalLabelEvent,
@@ -199,6 +200,13 @@ class LabelImportJobAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("data")
+
+
+@admin.register(CodebookMigration)
+class CodebookMigrationAdmin(ReadOnlyAdmin):
+    list_display = ["study", "from_codebook", "to_codebook", "migrated_by", "created_at"]
+    list_filter = ["study"]
+    list_select_related = ["study", "from_codebook", "to_codebook", "migrated_by"]
 
 
 @admin.register(Board)

@@ -3,7 +3,12 @@ were before anyone saw a final label, handed to the statistics (labeler.statisti
 
 Every submitted assignment gives one rating per dimension: its latest version created at or
 before the moment its item first became final (StudyItem.first_final_at), else its latest
-version. Imported labels are submissions like the app's. A single-select dimension left empty
+version. Only labels made against the study's current codebook version count: after a
+codebook migration (labeler.services.codebook_migration) an assignment's rating is the
+migration's translation of its labels, read as of when they were given; a label the
+migration flagged for re-labelling counts for nothing until it is labelled again, and a
+re-label of an item that had been final comes after its final label was shown, so it never
+counts. Imported labels are submissions like the app's. A single-select dimension left empty
 is rated NO_CATEGORY; a multi-select one, the empty set.
 
 Each dimension is measured on full key paths (`level` "path"); one with sub-categories is
@@ -91,15 +96,35 @@ def _order(value: Value):
 # each dimension's value picked out of its labels by PostgreSQL; each column comes as one
 # array, so that only plain numbers and text cross to Python, no row objects. (Versions exist
 # only for submitted assignments; a submitted assignment never changes status.)
-SINGLE_VALUE = "version.labels -> %s ->> 0"
-MULTIPLE_VALUE = "version.labels ->> %s"
+#
+# Only labels made against the study's current codebook version count: a version followed
+# by a codebook migration's version of the same assignment is of an older scheme and is not
+# read. A migration's version translates the labels before it and is read as of when those
+# were given (`labelled_at`); a dimension it flagged for re-labelling (marked "relabel" in
+# its changes) is no rating at all, not "no category", until the annotator labels it again.
+RELABEL = "?relabel"  # no key path has a "?"
+FLAGGED = (
+    "CASE WHEN version.migration_id IS NOT NULL AND version.changes -> %s ? 'relabel' "
+    f"THEN '{RELABEL}' ELSE {{value}} END"
+)
+SINGLE_VALUE = FLAGGED.format(value="version.labels -> %s ->> 0")
+MULTIPLE_VALUE = FLAGGED.format(value="version.labels ->> %s")
 RATINGS_SQL = """
 SELECT array_agg(version.assignment_id), array_agg(version.number),
        array_agg(version.item_id), array_agg(version.annotator_id), {values}
 FROM labeler_annotationversion version
 JOIN labeler_studyitem item ON item.id = version.item_id
+-- Each migrated assignment's latest migration version, from a partial index (empty until a
+-- migration): a join the planner costs low, where a correlated NOT EXISTS probe costed high
+-- enough to switch on JIT compiling (0.45 s).
+LEFT JOIN (
+    SELECT assignment_id, max(number) AS number FROM labeler_annotationversion
+    WHERE migration_id IS NOT NULL GROUP BY assignment_id
+) migrated ON migrated.assignment_id = version.assignment_id
 WHERE item.study_id = %s
-  AND (item.first_final_at IS NULL OR version.created_at <= item.first_final_at)
+  AND (item.first_final_at IS NULL
+       OR COALESCE(version.labelled_at, version.created_at) <= item.first_final_at)
+  AND (migrated.number IS NULL OR version.number >= migrated.number)
 """
 
 
@@ -113,7 +138,10 @@ def study_ratings(
         f"array_agg({MULTIPLE_VALUE if d.multiple else SINGLE_VALUE})" for d in dimensions
     )
     with connection.cursor() as cursor:
-        cursor.execute(RATINGS_SQL.format(values=values), [*keys, study.pk])
+        cursor.execute(
+            RATINGS_SQL.format(values=values),
+            [*(k for key in keys for k in (key, key)), study.pk],
+        )
         assignments, numbers, item_ids, user_ids, *texts = (
             column or [] for column in cursor.fetchone()
         )
@@ -130,8 +158,9 @@ def study_ratings(
     columns_of = column[by_id]
     found = {}
     for dimension, given in zip(dimensions, texts, strict=True):
-        distinct = sorted({text for text in given if text is not None})
+        distinct = sorted({text for text in given if text not in (None, RELABEL)})
         code = {text: index for index, text in enumerate(distinct)}
+        code[RELABEL] = -1
         none = len(distinct)
         coded = np.fromiter(
             (none if text is None else code[text] for text in given),

@@ -77,8 +77,9 @@ FROZEN_SCHEMES_KEPT = 64
 def study_scheme(*, study: Study) -> Scheme:
     """The study's scheme: no query when this process loaded it before (its codebook version
     frozen), else two (three if `study.codebook` is not loaded yet)."""
-    if study.pk in _FROZEN_SCHEMES:
-        return _FROZEN_SCHEMES[study.pk]
+    cached = _FROZEN_SCHEMES.get(study.pk)
+    if cached is not None and cached.key[1] == study.codebook_id:
+        return cached
     codebook = study.codebook
     dimensions = tuple(study.dimensions.order_by("position"))
     categories: dict[int, list[Category]] = {d.pk: [] for d in dimensions}
@@ -96,11 +97,19 @@ def study_scheme(*, study: Study) -> Scheme:
     return scheme
 
 
-def study_scheme_by_id(*, study_id: int) -> Scheme:
-    """study_scheme for a study known by id: no query when its scheme is loaded already."""
-    if study_id in _FROZEN_SCHEMES:
-        return _FROZEN_SCHEMES[study_id]
+def study_scheme_by_id(*, study_id: int, codebook_id: int | None = None) -> Scheme:
+    """study_scheme for a study known by id: no query when its scheme is loaded already (and,
+    when `codebook_id` is given, is of that codebook version: a study moved to a revised
+    version since has a new scheme)."""
+    cached = _FROZEN_SCHEMES.get(study_id)
+    if cached is not None and codebook_id in (None, cached.key[1]):
+        return cached
     return study_scheme(study=Study.objects.select_related("codebook").get(pk=study_id))
+
+
+def scheme_forget(*, study_id: int) -> None:
+    """Drop the study's loaded scheme: its codebook version changed (a migration)."""
+    _FROZEN_SCHEMES.pop(study_id, None)
 
 
 def closest(value: str, candidates) -> str:

@@ -233,6 +233,14 @@ class Assignment(models.Model):
     unsure = models.BooleanField(default=False)
     seconds = models.PositiveIntegerField(default=0, help_text="Time spent, over all versions.")
     version = models.PositiveIntegerField(default=0, help_text="0 until first submitted.")
+    # A database default too: the hand-out inserts assignments in raw SQL.
+    relabel = models.JSONField(
+        default=dict,
+        db_default={},
+        blank=True,
+        help_text="Flagged by a codebook migration: {dimension key: [key paths as they were]} "
+        "to label again, shown as context; the next submission clears it.",
+    )
 
     class Meta:
         ordering = ["study", "held_at", "pk"]
@@ -409,15 +417,77 @@ class AnnotationVersion(models.Model):
         related_name="versions",
         help_text="The file this version came from; empty when made in the app.",
     )
+    migration = models.ForeignKey(
+        "CodebookMigration",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="versions",
+        help_text="The codebook migration that wrote this version (its labels translated into "
+        "the new version); empty when an annotator or an import made it.",
+    )
+    labelled_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="A migration's version: when the labels it translates were given, the moment "
+        "agreement reads it as of; empty: created_at.",
+    )
 
     class Meta:
         ordering = ["item", "created_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["assignment", "number"], name="version_unique_number")
         ]
+        indexes = [
+            # Agreement reads only versions made against the study's current scheme: none
+            # followed by a migration's version of the same assignment.
+            models.Index(
+                fields=["assignment", "number"],
+                condition=Q(migration__isnull=False),
+                name="version_by_migration",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.assignment} v{self.number}"
+
+
+class CodebookMigration(models.Model):
+    """A study moved to a revised version of its codebook, its labels with it: who, when, from
+    which version to which, and what happened to the labels (`counts`)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="codebook_migrations")
+    from_codebook = models.ForeignKey(Codebook, on_delete=models.PROTECT, related_name="+")
+    to_codebook = models.ForeignKey(Codebook, on_delete=models.PROTECT, related_name="+")
+    migrated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Empty: run from the command line without a user.",
+    )
+    counts = models.JSONField(
+        default=dict,
+        help_text="{annotations_carried, annotations_relabel, assignments_flagged, "
+        "finals_carried, finals_reopened, items_reopened}",
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["study", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.reason
+
+    @property
+    def reason(self) -> str:
+        """What the history says of every change it made."""
+        by = f" by {self.migrated_by.username}" if self.migrated_by_id else ""
+        return (
+            f"codebook migration from v{self.from_codebook.version} to "
+            f"v{self.to_codebook.version}{by}"
+        )
 
 
 class DisagreementReason(models.TextChoices):

@@ -34,6 +34,7 @@ def test_the_contract_names_the_pure_modules():
     assert {
         "mining.linking",
         "labeler.sampling",
+        "labeler.codebook_migration",
         "taxonomy.codebook_file",
         "taxonomy.diff",
     } <= set(pure_modules())

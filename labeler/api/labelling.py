@@ -166,6 +166,12 @@ class NextItemSerializer(serializers.Serializer):
     codes = serializers.SerializerMethodField(
         help_text="Open coding: the assignment's codes, {dimension key: [codes as written]}."
     )
+    relabel = serializers.JSONField(
+        help_text="A submission of yours a codebook migration flagged for re-labelling (its "
+        "labels, note and version: the assignment's own endpoint): {dimension key: {was: [old "
+        "key paths], into: {old path: [new paths]}, suggested: [new paths]}}, what to label "
+        "again; empty for an item handed out."
+    )
     dimensions = SchemeDimensionSerializer(many=True, read_only=True)
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -218,6 +224,7 @@ def next_item_json(assignment: Assignment, report: dict, scheme: Scheme, codes: 
             ],
         },
         "codes": codes,
+        "relabel": assignment.relabel,
     }
     head = JSONRenderer().render(held)
     return head[:-1] + b',"dimensions":' + scheme_json(scheme) + b"}"
@@ -362,7 +369,9 @@ class StudyLabellingViewSet(viewsets.ViewSet):
         },
     )
     def next(self, request, slug: str):
-        """Hold the next item for you to label (the one you already hold comes back first).
+        """Hold the next item for you to label (the one you already hold comes back first,
+        then a submission of yours a codebook migration flagged: `relabel` says what to
+        label again; submitting it clears the flag).
 
         Nothing free now: 204 when nothing can come back to you; else 200 with `assignment`
         null, how many items others hold, and when to look again."""

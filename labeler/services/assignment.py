@@ -33,6 +33,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from config.api import CONFLICT
 from labeler.coding import assignment_codes
 from labeler.labels import (
     Scheme,
@@ -77,9 +78,11 @@ def assignment_expire_stale(*, study: Study) -> int:
 def assignment_next(*, study: Study, user) -> Assignment | None:
     """The item `user` should label next, held for them; None when nothing is left for them.
 
-    An item the user already holds comes back first (a reload does not lose it). Otherwise:
-    the first item in the study's order that still needs annotations, that the user has not
-    held, submitted or skipped, and that no other request is handing out at this moment.
+    An item the user already holds comes back first (a reload does not lose it); then a
+    submission of theirs that a codebook migration flagged for re-labelling (its item not
+    final), to revise (its `relabel` says what to label again). Otherwise: the first item
+    in the study's order that still needs annotations, that the user has not held,
+    submitted or skipped, and that no other request is handing out at this moment.
     Held items past the study's hold timeout go back to the pool first. The assignment
     carries its item's report id as `item_report_id`, so the report can be read without
     loading the item.
@@ -90,7 +93,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     now = timezone.now()
     cutoff = connection.ops.adapt_datetimefield_value(now - study.hold_timeout)
     with connection.cursor() as cursor:
-        cursor.execute(PROBE_SQL, [study.pk, user.pk, cutoff, study.pk, cutoff])
+        cursor.execute(PROBE_SQL, {"study": study.pk, "user": user.pk, "cutoff": cutoff})
         held_id, any_stale = cursor.fetchone()
     if held_id is None:
         if any_stale:
@@ -102,13 +105,25 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
 # The user's current hold, and whether the study has any hold to expire: one probe of two
 # indexes, so the sweep runs only when there is something to sweep. Plain SQL, as the ORM
 # takes ten times longer to build it than the database to answer.
+#
+# After the hold, a submission a codebook migration flagged for re-labelling, on an item not
+# final (labeler.services.codebook_migration): it comes back before any new item.
 PROBE_SQL = """
 SELECT
-    (SELECT id FROM labeler_assignment
-     WHERE study_id = %s AND annotator_id = %s AND status = 'held' AND held_at >= %s
-     ORDER BY held_at, id LIMIT 1),
+    COALESCE(
+        (SELECT id FROM labeler_assignment
+         WHERE study_id = %(study)s AND annotator_id = %(user)s AND status = 'held'
+           AND held_at >= %(cutoff)s
+         ORDER BY held_at, id LIMIT 1),
+        (SELECT flagged.id FROM labeler_assignment flagged
+         JOIN labeler_studyitem item ON item.id = flagged.item_id
+         WHERE flagged.study_id = %(study)s AND flagged.annotator_id = %(user)s
+           AND flagged.status = 'submitted' AND flagged.relabel <> '{}'::jsonb
+           AND item.adjudicated_at IS NULL
+         ORDER BY item.position, flagged.id LIMIT 1)
+    ),
     EXISTS (SELECT 1 FROM labeler_assignment
-            WHERE study_id = %s AND status = 'held' AND held_at < %s)
+            WHERE study_id = %(study)s AND status = 'held' AND held_at < %(cutoff)s)
 """
 
 
@@ -137,6 +152,10 @@ def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
                 _, report_id, *columns = row
                 if columns[0] is not None:
                     assignment = Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, columns)
+                    # from_db takes values as given: JSON comes as text.
+                    assignment.relabel = RELABEL_FIELD.from_db_value(
+                        assignment.relabel, None, connection
+                    )
                     assignment.item_report_id = report_id
                     return assignment
     return None
@@ -234,6 +253,7 @@ FROM picked LEFT JOIN claim ON claim.item_id = picked.id
 """
 # Every column of the assignment, in the order Assignment.from_db takes them.
 ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]
+RELABEL_FIELD = Assignment._meta.get_field("relabel")
 ASSIGNMENT_COLUMNS = ", ".join(
     f"assignment.{field.column}" for field in Assignment._meta.concrete_fields
 )
@@ -242,7 +262,7 @@ ASSIGNMENT_COLUMNS = ", ".join(
 def _locked_own(*, assignment_id: int, user) -> Assignment:
     """Lock the user's assignment; its item is read, not locked (SUBMIT_SQL changes its
     counters as its first write): the assignment carries the item's `item_adjudicated_at`,
-    its study's `study_majority` policy and its study's `study_kind`."""
+    its study's `study_majority` policy, `study_kind` and `study_codebook_id`."""
     assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
     if assignment is None:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
@@ -254,7 +274,8 @@ def _locked_own(*, assignment_id: int, user) -> Assignment:
 # Plain SQL: the ORM takes longer to build it than the database to answer.
 LOCK_OWN_SQL = """
 SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at,
-       study.majority AS study_majority, study.kind AS study_kind
+       study.majority AS study_majority, study.kind AS study_kind,
+       study.codebook_id AS study_codebook_id
 FROM labeler_assignment assignment
 JOIN labeler_studyitem item ON item.id = assignment.item_id
 JOIN labeler_study study ON study.id = assignment.study_id
@@ -263,10 +284,22 @@ FOR UPDATE OF assignment
 """
 
 
-def _item_counters_refused(*, item_id: int) -> None:
+def _item_counters_refused(*, item_id: int, codebook_id: int) -> None:
     """Why the item's counters could not change (and so nothing of the submission is kept)."""
     if StudyItem.objects.filter(pk=item_id, adjudicated_at__isnull=False).exists():
         raise item_final_conflict(item_id=item_id)
+    moved = (
+        StudyItem.objects.filter(pk=item_id)
+        .exclude(study__codebook_id=codebook_id)
+        .values_list("study__codebook__version", flat=True)
+        .first()
+    )
+    if moved is not None:
+        raise ValidationError(
+            f"the study moved to version {moved} of its codebook while you labelled; reload "
+            "the page and label the item again",
+            code=CONFLICT,
+        )
     raise ValidationError(
         "your hold on this item expired and other annotators took it; ask for the next one"
     )
@@ -376,7 +409,9 @@ def assignment_submit(
     if assignment.status == Status.SKIPPED:
         raise ValidationError("you skipped this item; it went to other annotators")
     _version_check(assignment, version)
-    scheme = scheme or study_scheme_by_id(study_id=assignment.study_id)
+    scheme = scheme or study_scheme_by_id(
+        study_id=assignment.study_id, codebook_id=assignment.study_codebook_id
+    )
     open_coding = assignment.study_kind == Study.Kind.OPEN
     if open_coding:
         chosen, written = open_submission_validate(scheme=scheme, labels=labels, codes=codes or {})
@@ -425,6 +460,7 @@ def assignment_submit(
         now=now,
         first=first,
         reclaim=reclaim,
+        codebook_id=scheme.key[1] if scheme.key is not None else assignment.study_codebook_id,
     )
     complete = _submission_write(submission)
     if complete and not open_coding and (first or new != old):
@@ -454,6 +490,7 @@ class Submission:
     now: dt.datetime
     first: bool
     reclaim: bool
+    codebook_id: int
 
 
 def _submission_write(submission: Submission) -> bool:
@@ -466,6 +503,7 @@ def _submission_write(submission: Submission) -> bool:
             SUBMIT_SQL,
             {
                 "item": assignment.item_id,
+                "codebook": submission.codebook_id,
                 "claimed": int(submission.reclaim),
                 "submitted": int(submission.first),
                 "reclaim": submission.reclaim,
@@ -490,7 +528,7 @@ def _submission_write(submission: Submission) -> bool:
         )
         counted, complete = cursor.fetchone()
     if not counted:
-        _item_counters_refused(item_id=assignment.item_id)
+        _item_counters_refused(item_id=assignment.item_id, codebook_id=submission.codebook_id)
     return complete
 
 
@@ -505,11 +543,16 @@ WITH counted AS (
     WHERE item.id = %(item)s
       AND item.adjudicated_at IS NULL
       AND (NOT %(reclaim)s OR item.claimed < item.needed)
+      -- The labels were checked against this codebook version: a codebook migration
+      -- committed since (seen by this statement's fresh snapshot) refuses them.
+      AND EXISTS (SELECT 1 FROM labeler_study study
+                  WHERE study.id = item.study_id AND study.codebook_id = %(codebook)s)
     RETURNING item.id, item.submitted >= item.needed AS complete
 ), saved AS (
     UPDATE labeler_assignment assignment
     SET status = %(status)s, submitted_at = %(submitted_at)s, note = %(note)s,
-        unsure = %(unsure)s, seconds = %(total_seconds)s, version = %(version)s
+        unsure = %(unsure)s, seconds = %(total_seconds)s, version = %(version)s,
+        relabel = '{}'::jsonb
     FROM counted
     WHERE assignment.id = %(assignment)s
 ), versioned AS (

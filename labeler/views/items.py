@@ -141,6 +141,8 @@ def _as_text(value) -> str:
     return str(value) if value not in (None, "") else "(empty)"
 
 
+# A codebook migration took the label off: its category was split (or removed).
+RELABEL_TEXT = "(to label again: its category was split or removed)"
 # A revision's changed codes are under `codes.<dimension key>` (services.assignment).
 CODES = "codes."
 
@@ -200,7 +202,9 @@ class _LabelNames:
             (
                 self._change_name(key),
                 _as_text(self._named(key, changes[key].get("from"))),
-                _as_text(self._named(key, changes[key].get("to"))),
+                RELABEL_TEXT
+                if changes[key].get("relabel")
+                else _as_text(self._named(key, changes[key].get("to"))),
             )
             for key in sorted(changes, key=self._order)
         ]

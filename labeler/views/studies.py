@@ -19,7 +19,7 @@ from labeler.annotation_csv import row_count
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
 from labeler.labels import study_scheme
-from labeler.models import Assignment, LabelImportJob, StudyMember
+from labeler.models import Assignment, LabelImportJob, Study, StudyMember
 from labeler.permissions import (
     access_adjudicates,
     access_sees_agreement,
@@ -29,6 +29,7 @@ from labeler.permissions import (
 from labeler.sampling import SampleMode, SampleSpec, cochran_figures, sample_warnings
 from labeler.selectors import (
     assignment_list_visible,
+    codebook_revisions_after,
     label_import_job_get,
     label_import_jobs_recent,
     study_items_waiting,
@@ -224,6 +225,8 @@ def study_detail(request, slug: str):
         )
         context["batch_form"] = BatchForm(initial=_batch_initial(study))
         context["label_import_jobs"] = label_import_jobs_recent(study=study)[:RECENT_JOBS]
+        if study.kind == Study.Kind.CLOSED:
+            context["newer_codebooks"] = codebook_revisions_after(codebook=study.codebook)
     response = render(request, "labeler/study_detail.html", context)
     if context.get("open_coding", {}).get("saturation"):
         chart_styles_allow(response)

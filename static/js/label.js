@@ -199,6 +199,7 @@ async function open(entry) {
   byId("form-error").textContent = "";
   byId("revising").hidden = !shown.revising;
   byId("revising").textContent = shown.revising ? "revising your submission (version " + entry.version + ")" : "";
+  showRelabel(shown.relabel || {});
   byId("item-ref").textContent = shown.ref || "";
   byId("item-ref").title = shown.ref || "";
   byId("history-link").href = urlFor(config.urls.history, shown.item);
@@ -224,6 +225,28 @@ async function open(entry) {
   }
 }
 
+// A submission a codebook migration flagged: what the annotator had on each dimension to
+// label again, and what those categories became, as context (never chosen for them).
+function showRelabel(relabel) {
+  const box = byId("relabel");
+  const parts = dims.filter(function (dim) {
+    return relabel[dim.key];
+  }).map(function (dim) {
+    const flagged = relabel[dim.key];
+    const was = flagged.was.map(function (path) {
+      const into = (flagged.into[path] || []).map(function (to) {
+        return nameOf(dim, to);
+      });
+      return "“" + path + "” (" + (into.length ? "now " + into.join(" or ") : "removed") + ")";
+    });
+    return dim.name + ": you had " + was.join(", ");
+  });
+  box.textContent = parts.length
+    ? "The codebook changed since you labelled this item; label again " + parts.join("; ") + "."
+    : "";
+  box.hidden = !parts.length;
+}
+
 let lookAgainTimer = null;
 
 function minutesText(seconds) {
@@ -237,6 +260,7 @@ function finish(answer) {
   byId("item-ref").textContent = "";
   byId("history-link").hidden = true;
   byId("revising").hidden = true;
+  showRelabel({});
   clearTimeout(lookAgainTimer);
   const waiting = answer && answer.held_by_others > 0;
   if (waiting) {
@@ -276,6 +300,20 @@ async function loadNext(loading) {
   if (!data || data.assignment === null) {
     setStatus("");
     finish(data);
+    return;
+  }
+  // A submission flagged for re-labelling comes back as a revision of what it has now.
+  const relabel = data.relabel || {};
+  if (Object.keys(relabel).length) {
+    let assignment;
+    try {
+      assignment = await api("GET", urlFor(config.urls.assignment, data.assignment));
+    } catch (error) {
+      setStatus(error.message, true);
+      return;
+    }
+    await open(Object.assign(revisionEntry(assignment), { relabel: relabel }));
+    if (!drafts.read(data.assignment)) setStatus("");
     return;
   }
   await open({

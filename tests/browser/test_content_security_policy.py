@@ -3,7 +3,6 @@ in every mode, the tests' too) without a violation: no inline script, style attr
 element or inline handler that the policy blocks, on the pages as a lead and an annotator
 see them. Pages with charts allow inline styles, and only those pages, and only styles."""
 
-import dataclasses
 from urllib.parse import urlsplit
 
 import pytest
@@ -12,9 +11,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from labeler.models import StudyItem
 from labeler.roles import Role
 from labeler.services.label_import_jobs import label_import_job_create
-from taxonomy.selectors import codebook_spec
-from taxonomy.services import codebook_revise
 from tests.config.test_production_settings import POLICY
+from tests.labeler.codebook_revisions import revise_v2
 from tests.labeler.factories import (
     LabellingStudyFactory,
     OpenStudyFactory,
@@ -81,12 +79,7 @@ def test_the_lead_pages_run_under_the_policy(
     )
     item = StudyItem.objects.filter(study=study).order_by("position").first()
     codebook = study.codebook
-    spec = codebook_spec(codebook=codebook)
-    revision = codebook_revise(
-        base=codebook,
-        spec=dataclasses.replace(spec, version=f"{spec.version}-next", revises=None),
-        mapping={d.key: {c.path: [c.path] for c in d.categories} for d in spec.dimensions},
-    )
+    revision = revise_v2(codebook)
     # Queued with no worker: its page keeps polling the API while it is looked at.
     job = label_import_job_create(
         study=study, data=b"item,annotator,dimension,value\n", file_name="big.csv", rows=0
@@ -113,6 +106,7 @@ def test_the_lead_pages_run_under_the_policy(
             f"{base}/items/{item.pk}/history/",
             f"{base}/items/{item.pk}/report/",
             f"{base}/board/",
+            f"{base}/codebook/{revision.version}/",
             "/reports/",
             f"/reports/{item.report_id}/",
             "/reports/compare/?a=has_fix%3Dtrue&b=has_fix%3Dfalse",
