@@ -4,11 +4,13 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.postgres.aggregates import StringAgg
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import F, Func, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Cast, TruncDate
 from django.http import QueryDict
 
 from config.api import closest_name
@@ -284,6 +286,28 @@ def report_repository_names(*, report_ids: Iterable[int]) -> dict[int, str]:
         .order_by()
         .values_list("pk", "repository__full_name")
     )
+
+
+def fix_links_joined(*, report: OuterRef, separator: str) -> Subquery:
+    """A subquery over the report that `report` names: its fix links as four text cells
+    (commit SHAs, pull request numbers, evidence, reverted), each joined with `separator`
+    in the order of `fix_links_summary`; NULL for a report without fix links. For one query
+    over many reports that formats them in the database."""
+    order = ("strength", "pk")
+
+    def joined(value, **extra):
+        return StringAgg(value, separator, order_by=order, output_field=TextField(), **extra)
+
+    cells = Func(
+        joined("commit__sha", filter=~Q(commit__sha="")),
+        joined(Cast("pull_request__number", TextField())),
+        joined("evidence"),
+        joined(Cast("reverted", TextField())),
+        template="ARRAY[%(expressions)s]",
+        output_field=ArrayField(TextField()),
+    )
+    links = FixLink.objects.filter(report_id=report).order_by().values("report_id")
+    return Subquery(links.annotate(cells=cells).values("cells"))
 
 
 def fix_links_summary(*, report_ids: list[int]) -> dict[int, list[dict]]:

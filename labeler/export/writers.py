@@ -8,24 +8,21 @@ holds one chunk whatever the study's size.
 from __future__ import annotations
 
 import csv
+import io
+import itertools
 import json
 from collections.abc import Iterable, Iterator
 
-from labeler.export.records import Columns
 
-
-class _Line:
-    """A file-like sink that hands back what csv.writer writes instead of keeping it."""
-
-    def write(self, text: str) -> str:
-        return text
-
-
-def csv_pieces(chunks: Iterable[list[dict]], columns: Columns) -> Iterator[str]:
-    writer = csv.writer(_Line(), lineterminator="\r\n")
-    yield writer.writerow(columns.header())
-    for chunk in chunks:
-        yield "".join(writer.writerow(columns.cells(found)) for found in chunk)
+def csv_pieces(chunks: Iterable[list[list]], header: list[str]) -> Iterator[str]:
+    """The header, then each chunk of rows (lists of cells; None for an empty cell)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    for rows in itertools.chain([[header]], chunks):
+        writer.writerows(rows)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
 
 
 def jsonl_pieces(chunks: Iterable[list[dict]]) -> Iterator[str]:
