@@ -1,11 +1,11 @@
-"""A study's CSV export rows, formatted by PostgreSQL: one query per chunk of items.
+"""A study's CSV export lines, written by PostgreSQL: one query per chunk of items.
 
-The query returns each item's cells as the CSV writes them (text, numbers or NULL for an
-empty cell): key paths and names joined with `;`, times in ISO 8601 UTC, flags as
-`true`/`false`. Fix links, final labels and annotators' answers are folded into the same
-query, so Python only splices two arrays into each row and hands it to `csv.writer`: no
-model instances, no record dicts. The cells are those `records.record` gives the JSON
-formats, as the tests check field by field.
+The query returns each item's line as `csv.writer` writes it: cells quoted only when they
+hold a comma, a quote or a line break (quotes doubled), numbers as Python prints them, key
+paths and names joined with `;`, times in ISO 8601 UTC, flags as `true`/`false`, lines ended
+with CRLF. Fix links, final labels and annotators' answers are folded into the same query,
+so Python only joins each chunk's lines: no model instances, no record dicts. The cells are
+those `records.record` gives the JSON formats, as the tests check field by field.
 """
 
 from __future__ import annotations
@@ -57,11 +57,32 @@ class _Sql(Func):
 SEPARATOR = Value(MULTI_SEPARATOR)
 
 
+def _quote(cell: str) -> str:
+    """SQL writing the text `cell` (a column, or an expression cheap to repeat) as csv.writer
+    writes it (QUOTE_MINIMAL): quoted if it holds a comma, a quote or a line break."""
+    return (
+        f"""CASE WHEN {cell} ~ '[",\\r\\n]' THEN '"' || replace({cell}, '"', '""') || '"'"""
+        f" ELSE {cell} END"
+    )
+
+
+def _quoted(text) -> _Sql:
+    return _Sql(_quote("{0}"), text)
+
+
+def _quoted_aggregate(aggregate: str, source: str, *expressions) -> _Sql:
+    """The `aggregate` of the rows of `source`, quoted: computed once, then quoted."""
+    return _Sql(
+        f"(SELECT {_quote('cell')} FROM (SELECT {aggregate} AS cell FROM {source}) AS found)",  # noqa: S608 - fragments of this module
+        *expressions,
+    )
+
+
 def _joined(values) -> _Sql:
     """A JSON array's elements joined with `;`, in order."""
-    return _Sql(
-        "(SELECT string_agg(value, {1} ORDER BY n)"
-        " FROM jsonb_array_elements_text({0}) WITH ORDINALITY AS element(value, n))",
+    return _quoted_aggregate(
+        "string_agg(value, {1} ORDER BY n)",
+        "jsonb_array_elements_text({0}) WITH ORDINALITY AS element(value, n)",
         values,
         SEPARATOR,
     )
@@ -69,9 +90,9 @@ def _joined(values) -> _Sql:
 
 def _names(values, dimension: DimensionInfo) -> _Sql:
     """Each key path's name chain ("Memory > Leak"), or the path if the codebook lacks it."""
-    return _Sql(
-        "(SELECT string_agg(coalesce({1}::jsonb ->> value, value), {2} ORDER BY n)"
-        " FROM jsonb_array_elements_text({0}) WITH ORDINALITY AS element(value, n))",
+    return _quoted_aggregate(
+        "string_agg(coalesce({1}::jsonb ->> value, value), {2} ORDER BY n)",
+        "jsonb_array_elements_text({0}) WITH ORDINALITY AS element(value, n)",
         values,
         Value(json.dumps(dimension.names)),
         SEPARATOR,
@@ -80,10 +101,10 @@ def _names(values, dimension: DimensionInfo) -> _Sql:
 
 def _rules(rules) -> _Sql:
     """{"kind": [rule, …]} as kind:rule cells joined with `;`, in the object's order."""
-    return _Sql(
-        "(SELECT string_agg(kind.key || ':' || rule.value, {1} ORDER BY kind.n, rule.n)"
-        " FROM jsonb_each({0}) WITH ORDINALITY AS kind(key, rules, n),"
-        " jsonb_array_elements_text(kind.rules) WITH ORDINALITY AS rule(value, n))",
+    return _quoted_aggregate(
+        "string_agg(kind.key || ':' || rule.value, {1} ORDER BY kind.n, rule.n)",
+        "jsonb_each({0}) WITH ORDINALITY AS kind(key, rules, n),"
+        " jsonb_array_elements_text(kind.rules) WITH ORDINALITY AS rule(value, n)",
         rules,
         SEPARATOR,
     )
@@ -103,10 +124,27 @@ def _flag(value) -> Cast:
     return Cast(value, TextField())
 
 
+def _integer(value) -> Cast:
+    return Cast(value, TextField())
+
+
+def _float(value) -> _Sql:
+    """As Python's repr (360.0, 24.5, 1e-05): PostgreSQL prints the same shortest digits but
+    leaves off ".0" (and between 10^15 and 10^16, which no hours reach, writes an exponent)."""
+    return _Sql(
+        "CASE WHEN {0} = trunc({0}) AND abs({0}) < 1e16 THEN trunc({0})::bigint::text || '.0'"
+        " ELSE {0}::text END",
+        value,
+    )
+
+
 # Per annotator (in the order of `ids`) one cell per dimension, then note, unsure, seconds:
-# empty for an annotator who did not submit the item, as for a dimension left unanswered.
-ANNOTATOR_CELLS = """(
-SELECT array_agg(part.cell ORDER BY who.n, part.k)
+# empty for an annotator who did not submit the item, as for a dimension left unanswered;
+# joined with commas, each cell quoted.
+ANNOTATOR_CELLS = (
+    "(SELECT array_to_string(array_agg("  # noqa: S608 - a fragment of this module
+    + _quote("part.cell")
+    + """ ORDER BY who.n, part.k), ',', '')
 FROM unnest({1}::bigint[]) WITH ORDINALITY AS who(id, n)
 LEFT JOIN labeler_assignment turn
     ON turn.item_id = {0} AND turn.annotator_id = who.id AND turn.status = {3}
@@ -124,6 +162,7 @@ CROSS JOIN LATERAL (
     UNION ALL SELECT {5} + 3, turn.seconds::text
 ) AS part
 )"""
+)
 
 
 def _annotator_cells(names: dict[int, str], dimensions: list[DimensionInfo]) -> _Sql:
@@ -135,39 +174,54 @@ def _annotator_cells(names: dict[int, str], dimensions: list[DimensionInfo]) -> 
         Value(Assignment.Status.SUBMITTED.value),
         SEPARATOR,
         Value(len(dimensions), output_field=IntegerField()),
-        output_field=ArrayField(TextField()),
     )
 
 
-REPORT_CELLS = {
-    "repository": F("report__repository__full_name"),
-    "number": F("report__number"),
-    "url": F("report__html_url"),
-    "title": F("report__title"),
-    "state": F("report__state"),
-    "state_reason": F("report__state_reason"),
-    "github_labels": _joined(F("report__labels")),
-    "created_at": _time(F("report__created_at")),
-    "closed_at": _time(F("report__closed_at")),
-    "time_to_fix_hours": F("report__fix_hours"),
-    "fix_size": F("report__fix_size"),
-    "time_to_first_comment_hours": F("report__first_comment_hours"),
-    "comments": F("report__comment_count"),
-    "commenters": F("report__commenter_count"),
-    "participants": F("report__participant_count"),
-}
-NO_FIXES = (None, None, None, None)
+REPORT_CELLS = (
+    _quoted(F("report__repository__full_name")),
+    _integer(F("report__number")),
+    _quoted(F("report__html_url")),
+    _quoted(F("report__title")),
+    _quoted(F("report__state")),
+    _quoted(F("report__state_reason")),
+    _joined(F("report__labels")),
+    _time(F("report__created_at")),
+    _time(F("report__closed_at")),
+    _float(F("report__fix_hours")),
+    _integer(F("report__fix_size")),
+    _float(F("report__first_comment_hours")),
+    _integer(F("report__comment_count")),
+    _integer(F("report__commenter_count")),
+    _integer(F("report__participant_count")),
+)
 
 
-def study_csv_rows(
+def _fix_cells() -> _Sql:
+    """Commit SHAs, pull request numbers, evidence and reverted: four cells, empty without
+    fix links."""
+    cells = fix_links_joined(report=OuterRef("report_id"), separator=MULTI_SEPARATOR)
+    return _Sql(
+        f"coalesce((SELECT array_to_string(array_agg({_quote('fix.cell')} ORDER BY n), ',', '')"  # noqa: S608
+        " FROM unnest({0}) WITH ORDINALITY AS fix(cell, n)), ',,,')",
+        cells,
+    )
+
+
+def _line(cells: list) -> _Sql:
+    """The cells joined with commas, an empty cell for NULL, and CRLF."""
+    placeholders = ", ".join(f"{{{n}}}" for n in range(len(cells)))
+    return _Sql(f"array_to_string(ARRAY[{placeholders}]::text[], ',', '') || E'\\r\\n'", *cells)
+
+
+def study_csv_lines(
     *,
     study: Study,
     options: ExportOptions,
     names: dict[int, str],
     dimensions: list[DimensionInfo],
     chunk: int = CHUNK,
-) -> Iterator[list[list]]:
-    """The study's CSV rows (without the header) in chunks of `chunk` items, in id order,
+) -> Iterator[list[str]]:
+    """The study's CSV lines (without the header) in chunks of `chunk` items, in id order,
     with the columns of `records.Columns`: one query per chunk."""
     items = StudyItem.objects.filter(study=study)
     if options.final_only:
@@ -179,43 +233,30 @@ def study_csv_rows(
             )
             for n, dimension in enumerate(dimensions)
         }
-    ).annotate(
-        **{f"cell_{key}": value for key, value in REPORT_CELLS.items()},
-        cell_fixes=fix_links_joined(report=OuterRef("report_id"), separator=MULTI_SEPARATOR),
-        cell_performance=_flag("report__is_performance_candidate"),
-        cell_accuracy=_flag("report__is_accuracy_candidate"),
-        cell_non_bug=_flag("report__is_non_bug"),
-        cell_rules=_rules(F("report__candidate_rules")),
-        cell_final=_Sql("({0} IS NOT NULL)::text", F("adjudicated_at")),
     )
-    columns = ["pk", *(f"cell_{key}" for key in REPORT_CELLS), "cell_fixes"]
-    columns += ["cell_performance", "cell_accuracy", "cell_non_bug", "cell_rules", "cell_final"]
+    cells = [
+        *REPORT_CELLS,
+        _fix_cells(),
+        _flag("report__is_performance_candidate"),
+        _flag("report__is_accuracy_candidate"),
+        _flag("report__is_non_bug"),
+        _rules(F("report__candidate_rules")),
+        _Sql("({0} IS NOT NULL)::text", F("adjudicated_at")),
+    ]
     for n, dimension in enumerate(dimensions):
-        final = f"final_{n}"
-        items = items.annotate(
-            **{
-                f"{final}_values": _joined(F(f"{final}__values")),
-                f"{final}_names": _names(F(f"{final}__values"), dimension),
-                f"{final}_method": F(f"{final}__method"),
-            }
-        )
-        columns += [f"{final}_values", f"{final}_names", f"{final}_method"]
-    with_annotators = options.include_annotators and bool(names)
-    if with_annotators:
-        items = items.annotate(cell_annotators=_annotator_cells(names, dimensions))
-        columns.append("cell_annotators")
-    items = items.order_by("pk").values_list(*columns)
-    fixes = 1 + len(REPORT_CELLS)
+        values = F(f"final_{n}__values")
+        cells += [
+            _joined(values),
+            _names(values, dimension),
+            _quoted(F(f"final_{n}__method")),
+        ]
+    if options.include_annotators and names:
+        cells.append(_annotator_cells(names, dimensions))
+    items = items.annotate(line=_line(cells)).order_by("pk").values_list("pk", "line")
     last = 0
     while True:
         found = list(items.filter(pk__gt=last)[:chunk])
         if not found:
             return
         last = found[-1][0]
-        if with_annotators:
-            yield [
-                [*row[1:fixes], *(row[fixes] or NO_FIXES), *row[fixes + 1 : -1], *row[-1]]
-                for row in found
-            ]
-        else:
-            yield [[*row[1:fixes], *(row[fixes] or NO_FIXES), *row[fixes + 1 :]] for row in found]
+        yield [line for _, line in found]

@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from labeler.export import writers
-from labeler.export.csv_rows import study_csv_rows
+from labeler.export.csv_rows import study_csv_lines
 from labeler.export.dataset import (
     CHUNK,
     ExportOptions,
@@ -93,14 +93,14 @@ class Export:
             dimensions=tuple(d.key for d in self.dimensions),
             annotators=tuple(self.names.values()) if self.options.include_annotators else None,
         )
-        rows = study_csv_rows(
+        lines = study_csv_lines(
             study=self.study,
             options=self.options,
             names=self.names,
             dimensions=self.dimensions,
             chunk=self.chunk,
         )
-        return writers.csv_pieces(rows, columns.header())
+        return writers.csv_pieces(lines, columns.header())
 
     def filename(self) -> str:
         return f"{self.study.slug}.{self.fmt}"

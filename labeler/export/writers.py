@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
 from collections.abc import Iterable, Iterator
 
 
-def csv_pieces(chunks: Iterable[list[list]], header: list[str]) -> Iterator[str]:
-    """The header, then each chunk of rows (lists of cells; None for an empty cell)."""
+def csv_pieces(chunks: Iterable[list[str]], header: list[str]) -> Iterator[str]:
+    """The header as csv.writer writes it, then each chunk of lines (written alike, each
+    ending with CRLF)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    for rows in itertools.chain([[header]], chunks):
-        writer.writerows(rows)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
+    csv.writer(buffer, lineterminator="\r\n").writerow(header)
+    yield buffer.getvalue()
+    for lines in chunks:
+        yield "".join(lines)
 
 
 def jsonl_pieces(chunks: Iterable[list[dict]]) -> Iterator[str]:
