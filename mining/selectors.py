@@ -4,10 +4,22 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.postgres.aggregates import JSONBAgg, StringAgg
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection
-from django.db.models import F, Prefetch, QuerySet
-from django.db.models.functions import TruncDate
+from django.db.models import (
+    F,
+    Func,
+    JSONField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+)
+from django.db.models.functions import Cast, TruncDate
 from django.http import QueryDict
 
 from config.api import closest_name
@@ -283,25 +295,41 @@ def report_repository_names(*, report_ids: Iterable[int]) -> dict[int, str]:
     )
 
 
-def fix_links_summary(*, report_ids: list[int]) -> dict[int, list[dict]]:
-    """Per report id, its fix links as plain values (commit SHA, pull request number, evidence,
-    its strength, reverted), strongest evidence first, in one query."""
-    found: dict[int, list[dict]] = {}
-    links = (
-        FixLink.objects.filter(report_id__in=report_ids)
-        .order_by("report_id", "strength", "pk")
-        .values_list(
-            "report_id", "commit__sha", "pull_request__number", "evidence", "strength", "reverted"
-        )
+def fix_links_joined(*, report: OuterRef, separator: str) -> Subquery:
+    """A subquery over the report that `report` names: its fix links as four text cells
+    (commit SHAs, pull request numbers, evidence, reverted), each joined with `separator`,
+    strongest evidence first as in `fix_links_listed`; NULL for a report without fix links.
+    For one query over many reports that formats them in the database."""
+    order = ("strength", "pk")
+
+    def joined(value, **extra):
+        return StringAgg(value, separator, order_by=order, output_field=TextField(), **extra)
+
+    cells = Func(
+        joined("commit__sha", filter=~Q(commit__sha="")),
+        joined(Cast("pull_request__number", TextField())),
+        joined("evidence"),
+        joined(Cast("reverted", TextField())),
+        template="ARRAY[%(expressions)s]",
+        output_field=ArrayField(TextField()),
     )
-    for report_id, sha, number, evidence, strength, reverted in links:
-        found.setdefault(report_id, []).append(
-            {
-                "commit": sha,
-                "pull_request": number,
-                "evidence": evidence,
-                "strength": strength,
-                "reverted": reverted,
-            }
-        )
-    return found
+    links = FixLink.objects.filter(report_id=report).order_by().values("report_id")
+    return Subquery(links.annotate(cells=cells).values("cells"))
+
+
+def fix_links_listed(*, report: OuterRef) -> Subquery:
+    """A subquery over the report that `report` names: its fix links as a JSON array of
+    [commit SHA, pull request number, evidence, strength, reverted], strongest evidence
+    first; NULL for a report without fix links."""
+    link = Func(
+        F("commit__sha"),
+        F("pull_request__number"),
+        F("evidence"),
+        F("strength"),
+        F("reverted"),
+        function="jsonb_build_array",
+        output_field=JSONField(),
+    )
+    links = FixLink.objects.filter(report_id=report).order_by().values("report_id")
+    found = JSONBAgg(link, order_by=("strength", "pk"))
+    return Subquery(links.annotate(found=found).values("found"))

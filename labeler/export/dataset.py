@@ -1,8 +1,8 @@
 """A study's items read in chunks for the export, as `records.ItemRow`s.
 
-Keyset pagination by item id: each chunk costs a fixed number of queries (items with their
-reports; fix links; final labels; with annotators, their assignments and labels), however
-large the study, and only one chunk is held at a time.
+Keyset pagination by item id: each chunk is one query (items with their reports, fix links,
+final labels and, with annotators, their answers), however large the study, and only one
+chunk is held at a time.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.postgres.aggregates import JSONBAgg
+from django.db.models import F, Func, JSONField, OuterRef, Subquery
 
 from labeler.adjudication import study_pseudonyms
 from labeler.export.records import NAME_SEPARATOR, DimensionInfo, ItemRow
 from labeler.labels import study_scheme
 from labeler.models import Annotation, Assignment, FinalLabel, Study, StudyItem
-from mining.selectors import fix_links_summary
+from mining.selectors import fix_links_listed
 
 CHUNK = 2000
 
@@ -79,68 +81,87 @@ def annotator_names(*, study: Study, real_names: bool) -> dict[int, str]:
     return {user_id: usernames[user_id] for user_id in pseudonyms}
 
 
+def _json_array(*expressions) -> Func:
+    return Func(*expressions, function="jsonb_build_array", output_field=JSONField())
+
+
+def _per_item(queryset, value, order_by=()) -> Subquery:
+    """A JSON array of `value` over `queryset`'s rows of the outer query's item."""
+    rows = queryset.filter(item_id=OuterRef("pk")).order_by().values("item_id")
+    return Subquery(rows.annotate(found=JSONBAgg(value, order_by=order_by)).values("found"))
+
+
 def study_item_rows(
     *, study: Study, options: ExportOptions, names: dict[int, str], chunk: int = CHUNK
 ) -> Iterator[list[ItemRow]]:
-    """The study's items in chunks of `chunk`, in id order (the order they were drawn)."""
+    """The study's items in chunks of `chunk`, in id order (the order they were drawn): one
+    query per chunk, the fix links, final labels and annotators' answers folded in as JSON."""
     items = StudyItem.objects.filter(study=study)
     if options.final_only:
         items = items.filter(adjudicated_at__isnull=False)
+    finals = _json_array(F("dimension_id"), F("values"), F("method"), F("reason"), F("rationale"))
+    items = items.annotate(
+        fixes=fix_links_listed(report=OuterRef("report_id")),
+        finals=_per_item(FinalLabel.objects.all(), finals),
+    )
+    columns = ["pk", "adjudicated_at", "fixes", "finals", *REPORT_VALUES.values()]
+    if options.include_annotators:
+        labels = Annotation.objects.filter(assignment_id=OuterRef("pk")).order_by()
+        labels = labels.values("assignment_id").annotate(
+            found=JSONBAgg(_json_array(F("dimension_id"), F("values")))
+        )
+        turn = _json_array(
+            F("annotator_id"),
+            F("note"),
+            F("unsure"),
+            F("seconds"),
+            Subquery(labels.values("found")),
+        )
+        submitted = Assignment.objects.filter(status=Assignment.Status.SUBMITTED)
+        items = items.annotate(turns=_per_item(submitted, turn, order_by=("submitted_at", "pk")))
+        columns.append("turns")
+    items = items.order_by("pk").values_list(*columns)
     last = 0
     while True:
-        found = list(
-            items.filter(pk__gt=last)
-            .order_by("pk")
-            .values_list("pk", "report_id", "adjudicated_at", *REPORT_VALUES.values())[:chunk]
-        )
+        found = list(items.filter(pk__gt=last)[:chunk])
         if not found:
             return
         last = found[-1][0]
-        yield _rows(found, options, names)
+        yield [_row(values, options, names) for values in found]
 
 
-def _rows(found: list[tuple], options: ExportOptions, names: dict[int, str]) -> list[ItemRow]:
-    item_ids = [values[0] for values in found]
-    fixes = fix_links_summary(report_ids=[values[1] for values in found])
-    rows = {
-        item_id: ItemRow(
-            item_id=item_id,
-            report=dict(zip(REPORT_KEYS, values, strict=True)),
-            fixes=fixes.get(report_id, []),
-            final=adjudicated_at is not None,
-        )
-        for item_id, report_id, adjudicated_at, *values in found
-    }
-    finals = FinalLabel.objects.filter(item_id__in=item_ids).values_list(
-        "item_id", "dimension_id", "values", "method", "reason", "rationale"
+def _row(values: tuple, options: ExportOptions, names: dict[int, str]) -> ItemRow:
+    item_id, adjudicated_at, fixes, finals, *report = (
+        values[:-1] if options.include_annotators else values
     )
-    for item_id, dimension_id, values, method, reason, rationale in finals:
-        rows[item_id].finals[dimension_id] = {
-            "values": values,
+    row = ItemRow(
+        item_id=item_id,
+        report=dict(zip(REPORT_KEYS, report, strict=True)),
+        fixes=[
+            {
+                "commit": sha,
+                "pull_request": number,
+                "evidence": evidence,
+                "strength": strength,
+                "reverted": reverted,
+            }
+            for sha, number, evidence, strength, reverted in fixes or ()
+        ],
+        final=adjudicated_at is not None,
+    )
+    for dimension_id, label, method, reason, rationale in finals or ():
+        row.finals[dimension_id] = {
+            "values": label,
             "method": method,
             "reason": reason,
             "rationale": rationale,
         }
     if options.include_annotators:
-        _add_annotators(rows, item_ids, names)
-    return list(rows.values())
-
-
-def _add_annotators(rows: dict[int, ItemRow], item_ids: list[int], names: dict[int, str]):
-    turns = (
-        Assignment.objects.filter(item_id__in=item_ids, status=Assignment.Status.SUBMITTED)
-        .order_by("item_id", "submitted_at", "pk")
-        .values_list("item_id", "annotator_id", "note", "unsure", "seconds")
-    )
-    for item_id, annotator_id, note, unsure, seconds in turns:
-        rows[item_id].annotators[names[annotator_id]] = {
-            "labels": {},
-            "note": note,
-            "unsure": unsure,
-            "seconds": seconds,
-        }
-    labels = Annotation.objects.filter(
-        item_id__in=item_ids, assignment__status=Assignment.Status.SUBMITTED
-    ).values_list("item_id", "annotator_id", "dimension_id", "values")
-    for item_id, annotator_id, dimension_id, values in labels:
-        rows[item_id].annotators[names[annotator_id]]["labels"][dimension_id] = values
+        for annotator_id, note, unsure, seconds, labels in values[-1] or ():
+            row.annotators[names[annotator_id]] = {
+                "labels": dict(labels or ()),
+                "note": note,
+                "unsure": unsure,
+                "seconds": seconds,
+            }
+    return row

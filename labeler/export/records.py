@@ -1,8 +1,8 @@
 """One export record per study item, and its CSV cells. Pure: no Django.
 
-An item comes in as an `ItemRow` of plain values; `record` makes the record every format
-shares (JSON and JSON Lines write it as it is), and `Columns` flattens records into CSV cells:
-one column per dimension, several values joined with `;`.
+An item comes in as an `ItemRow` of plain values; `record` makes the record that JSON and JSON
+Lines write as it is. `Columns` names the CSV columns: one per dimension, several values
+joined with `;` (the database formats the CSV's cells, see `csv_rows`).
 """
 
 from __future__ import annotations
@@ -114,23 +114,11 @@ def record(row: ItemRow, dimensions: list[DimensionInfo], with_annotators: bool)
     return found
 
 
-def _joined(values) -> str:
-    return MULTI_SEPARATOR.join(str(value) for value in values)
-
-
-def _cell(value) -> str | int | float:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value
-
-
 @dataclass(frozen=True)
 class Columns:
     """The CSV columns of a study's export: the report's, then three per dimension (key paths,
     names, how reached), then with annotators, per annotator one per dimension and note, unsure
-    and seconds."""
+    and seconds. The cells of a record, by column, are those of `record` (values joined)."""
 
     dimensions: tuple[str, ...]
     annotators: tuple[str, ...] | None
@@ -154,33 +142,3 @@ class Columns:
             names += [f"{annotator}.{key}" for key in self.dimensions]
             names += [f"{annotator}.note", f"{annotator}.unsure", f"{annotator}.seconds"]
         return names
-
-    def cells(self, found: dict) -> list:
-        fixes = found["fixes"]
-        candidates = found["candidates"]
-        row = [_cell(found[name]) for name in REPORT_FIELDS]
-        row[REPORT_FIELDS.index("github_labels")] = _joined(found["github_labels"])
-        row += [
-            _joined(fix["commit"] for fix in fixes if fix["commit"]),
-            _joined(fix["pull_request"] for fix in fixes if fix["pull_request"] is not None),
-            _joined(fix["evidence"] for fix in fixes),
-            _joined(_cell(fix["reverted"]) for fix in fixes),
-            _cell(candidates["performance"]),
-            _cell(candidates["accuracy"]),
-            _cell(candidates["non_bug"]),
-            _joined(
-                f"{kind}:{rule}" for kind, rules in candidates["rules"].items() for rule in rules
-            ),
-            _cell(found["final"]),
-        ]
-        for key in self.dimensions:
-            label = found["labels"][key]
-            row += [_joined(label["values"]), _joined(label["names"]), _cell(label["method"])]
-        for annotator in self.annotators or ():
-            given = found["annotators"].get(annotator)
-            if given is None:
-                row += [""] * (len(self.dimensions) + 3)
-                continue
-            row += [_joined(given["labels"][key]) for key in self.dimensions]
-            row += [given["note"], _cell(given["unsure"]), given["seconds"]]
-        return row

@@ -8,24 +8,19 @@ holds one chunk whatever the study's size.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Iterator
 
-from labeler.export.records import Columns
 
-
-class _Line:
-    """A file-like sink that hands back what csv.writer writes instead of keeping it."""
-
-    def write(self, text: str) -> str:
-        return text
-
-
-def csv_pieces(chunks: Iterable[list[dict]], columns: Columns) -> Iterator[str]:
-    writer = csv.writer(_Line(), lineterminator="\r\n")
-    yield writer.writerow(columns.header())
-    for chunk in chunks:
-        yield "".join(writer.writerow(columns.cells(found)) for found in chunk)
+def csv_pieces(chunks: Iterable[list[str]], header: list[str]) -> Iterator[str]:
+    """The header as csv.writer writes it, then each chunk of lines (written alike, each
+    ending with CRLF)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerow(header)
+    yield buffer.getvalue()
+    for lines in chunks:
+        yield "".join(lines)
 
 
 def jsonl_pieces(chunks: Iterable[list[dict]]) -> Iterator[str]:

@@ -236,11 +236,31 @@ def test_each_chunk_costs_the_same_queries(labelled_study):
     study = labelled_study["study"]
     counts = {}
     for chunk in (1, 2, 5):
-        export = Export(study=study, fmt="csv", options=ExportOptions(include_annotators=True))
+        export = Export(study=study, fmt="json", options=ExportOptions(include_annotators=True))
         export.chunk = chunk
         with CaptureQueriesContext(connection) as queries:
             assert sum(len(records) for records in export.records()) == 5
         counts[chunk] = len(queries)
-    # Per chunk: items with reports, fix links, final labels, assignments, annotations; then
-    # one query that finds no further item.
-    assert counts == {1: 5 * 5 + 1, 2: 3 * 5 + 1, 5: 1 * 5 + 1}
+    # Per chunk one query: items with reports, fix links, final labels, assignments and
+    # annotations folded in; then one query that finds no further item.
+    assert counts == {1: 5 + 1, 2: 3 + 1, 5: 1 + 1}
+
+
+def test_a_csv_chunk_is_one_query(labelled_study):
+    """The CSV folds fix links, final labels and annotators' answers into the items' query."""
+    study = labelled_study["study"]
+    counts = {}
+    for chunk in (1, 2, 5):
+        export = Export(
+            study=study, fmt="csv", options=ExportOptions(include_annotators=True), chunk=chunk
+        )
+        pieces = export.pieces()
+        next(pieces)  # the header, read before any item
+        with CaptureQueriesContext(connection) as queries:
+            assert sum(piece.count("\r\n") for piece in pieces) == 5
+        counts[chunk] = sum("labeler_studyitem" in query["sql"] for query in queries)
+        assert len(queries) == counts[chunk] + 1, [
+            q["sql"] for q in queries
+        ]  # + the savepoint released
+    # One query a chunk, then one that finds no further item.
+    assert counts == {1: 5 + 1, 2: 3 + 1, 5: 1 + 1}
