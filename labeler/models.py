@@ -170,6 +170,8 @@ class StudyItem(models.Model):
         ordering = ["study", "position"]
         constraints = [
             models.UniqueConstraint(fields=["study", "report"], name="item_unique_report"),
+            # What an assignment's composite foreign key (item, study) refers to.
+            models.UniqueConstraint(fields=["id", "study"], name="item_unique_id_study"),
             models.CheckConstraint(
                 condition=Q(claimed__lte=F("needed")), name="item_claimed_at_most_needed"
             ),
@@ -216,11 +218,21 @@ class Assignment(models.Model):
     CLAIMING = (Status.HELD, Status.SUBMITTED)
 
     # Both indexed as first columns of assignment_unique_person and assignment_by_annotator.
+    # One composite foreign key checks both, and that the study is the item's:
+    # assignment_item_in_study (migration 0010), not a constraint each.
     item = models.ForeignKey(
-        StudyItem, on_delete=models.CASCADE, related_name="assignments", db_index=False
+        StudyItem,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_index=False,
+        db_constraint=False,
     )
     study = models.ForeignKey(
-        Study, on_delete=models.CASCADE, related_name="assignments", db_index=False
+        Study,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_index=False,
+        db_constraint=False,
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
@@ -246,6 +258,10 @@ class Assignment(models.Model):
         ordering = ["study", "held_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["item", "annotator"], name="assignment_unique_person"),
+            # What the composite foreign keys of annotations and versions refer to.
+            models.UniqueConstraint(
+                fields=["id", "item", "annotator"], name="assignment_unique_id_item_annotator"
+            ),
             models.CheckConstraint(
                 condition=~Q(status="skipped") | ~Q(skip_reason=""),
                 name="assignment_skip_has_reason",
@@ -271,13 +287,25 @@ class Annotation(models.Model):
     `categories` the same choice as rows, for agreement queries in SQL.
     """
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="annotations")
+    # One composite foreign key checks all three, and that the item and the annotator are the
+    # assignment's: annotation_of_assignment (migration 0010), not a constraint each (at 100k
+    # imported labels, each per-row check costs about a second at commit).
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
+    )
     # Indexed as the first column of annotation_unique_answer.
     item = models.ForeignKey(
-        StudyItem, on_delete=models.CASCADE, related_name="annotations", db_index=False
+        StudyItem,
+        on_delete=models.CASCADE,
+        related_name="annotations",
+        db_index=False,
+        db_constraint=False,
     )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotations"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="annotations",
+        db_constraint=False,
     )
     dimension = models.ForeignKey(Dimension, on_delete=models.PROTECT, related_name="annotations")
     values = models.JSONField(default=list)
@@ -385,13 +413,23 @@ class LabelImportJob(models.Model):
 class AnnotationVersion(models.Model):
     """Every submission and revision, as it was: who, when, what, and what changed."""
 
-    # Indexed as the first column of version_unique_number.
+    # Indexed as the first column of version_unique_number. As for annotations, one composite
+    # foreign key checks the three: version_of_assignment (migration 0010).
     assignment = models.ForeignKey(
-        Assignment, on_delete=models.CASCADE, related_name="versions", db_index=False
+        Assignment,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        db_index=False,
+        db_constraint=False,
     )
-    item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="versions")
+    item = models.ForeignKey(
+        StudyItem, on_delete=models.CASCADE, related_name="versions", db_constraint=False
+    )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotation_versions"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="annotation_versions",
+        db_constraint=False,
     )
     number = models.PositiveIntegerField()
     labels = models.JSONField(help_text="{dimension key: [category key paths]}")
