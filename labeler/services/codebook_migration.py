@@ -204,40 +204,33 @@ def _finals_move(*, plan: MigrationPlan, record: CodebookMigration, user, now) -
     }
     categories = _categories(plan)
     events, reopened, carried = [], [], []
+
+    def event(label, kind, rationale, **fields) -> FinalLabelEvent:
+        return FinalLabelEvent(
+            item_id=label.item_id,
+            dimension_id=label.dimension_id,
+            kind=kind,
+            values=label.values,
+            method=label.method,
+            user=user,
+            rationale=rationale,
+            created_at=now,
+            **fields,
+        )
+
     for move in plan.finals:
         label = labels[move.id]
         if plan.reopens(move):
             reopened.append(label)
-            events.append(
-                FinalLabelEvent(
-                    item_id=label.item_id,
-                    dimension_id=label.dimension_id,
-                    kind=FinalLabelEvent.Kind.REOPENED,
-                    values=label.values,
-                    method=label.method,
-                    user=user,
-                    rationale=f"{record.reason}: "
-                    + (REOPENED_SPLIT if move.plan.relabel else REOPENED_RESTING),
-                    created_at=now,
-                )
-            )
+            why = REOPENED_SPLIT if move.plan.relabel else REOPENED_RESTING
+            events.append(event(label, FinalLabelEvent.Kind.REOPENED, f"{record.reason}: {why}"))
             continue
         label.dimension = plan.dimensions[move.key]
         carried.append((label, [categories[(move.key, path)] for path in move.plan.values]))
         if move.plan.values != label.values:
             label.values = move.plan.values
             events.append(
-                FinalLabelEvent(
-                    item_id=label.item_id,
-                    dimension=label.dimension,
-                    kind=FinalLabelEvent.Kind.DECIDED,
-                    values=label.values,
-                    method=label.method,
-                    user=user,
-                    rationale=record.reason,
-                    reason=label.reason,
-                    created_at=now,
-                )
+                event(label, FinalLabelEvent.Kind.DECIDED, record.reason, reason=label.reason)
             )
     Through = FinalLabel.categories.through
     Through.objects.filter(finallabel_id__in=list(labels)).delete()
