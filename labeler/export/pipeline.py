@@ -68,10 +68,12 @@ class Export:
         ):
             yield [record(row, self.dimensions, with_annotators) for row in rows]
 
-    def pieces(self) -> Iterator[str]:
+    def pieces(self, *, datasheet: bool = False) -> Iterator[str]:
         """The export's text, piece by piece, every chunk read from one snapshot of the
         database (one repeatable-read transaction) so that labels decided meanwhile do not
-        leave the export half old and half new."""
+        leave the export half old and half new. With `datasheet`, the datasheet (its counts
+        and agreement) is built from the same snapshot, after the last piece: a side file
+        that says what the file holds. The JSON holds its own."""
         postgresql = connection.vendor == "postgresql"
         snapshot = postgresql and not connection.in_atomic_block
         with transaction.atomic():
@@ -83,6 +85,8 @@ class Export:
                     # joins, and would spend a second compiling each chunk's 50 ms query.
                     cursor.execute("SET LOCAL jit = off")
             yield from self._pieces()
+            if datasheet:
+                self.datasheet  # noqa: B018 - built now, kept by cached_property
 
     def _pieces(self) -> Iterator[str]:
         if self.fmt == "json":

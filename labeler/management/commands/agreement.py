@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
 
+from config.commands import READING_COMMAND_CHECKS
 from labeler.agreement import BOOTSTRAP, BY, WINDOW_MIN, study_agreement
 from labeler.labels import dimension_get, study_scheme
 from labeler.models import Study
@@ -83,6 +84,7 @@ def readable(result: dict) -> str:
 
 
 class Command(BaseCommand):
+    requires_system_checks = READING_COMMAND_CHECKS
     help = (
         "Inter-rater agreement of a study per dimension: percent agreement, Cohen's kappa per "
         "pair, Fleiss' kappa, Krippendorff's alpha with its bootstrap 95% interval, Gwet's AC1, "

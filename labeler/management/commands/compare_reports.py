@@ -3,6 +3,7 @@ import json
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from config.commands import READING_COMMAND_CHECKS
 from labeler.analysis.comparison import MEASURE_LABELS, comparison_json, reports_compare
 from labeler.analysis.groups import report_groups
 
@@ -29,6 +30,7 @@ def _p_value(value) -> str:
 
 
 class Command(BaseCommand):
+    requires_system_checks = READING_COMMAND_CHECKS
     help = (
         "Compare two groups of imported reports on time to fix, fix size, time to first "
         "comment, comments, commenters and participants: each group's n, median, mean and "

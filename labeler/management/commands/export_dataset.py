@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.commands import READING_COMMAND_CHECKS
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import FORMATS, Export
 from labeler.models import Study
@@ -17,6 +18,7 @@ def datasheet_paths(output: Path) -> tuple[Path, Path]:
 
 
 class Command(BaseCommand):
+    requires_system_checks = READING_COMMAND_CHECKS
     help = (
         "Export a study's labelled dataset (one record per item) as CSV, JSON or JSON Lines, "
         "with its datasheet: inside the JSON, beside --output for CSV and JSON Lines."
@@ -58,7 +60,7 @@ class Command(BaseCommand):
                 self.stdout.write(piece, ending="")
             return
         with output.open("w", encoding="utf-8", newline="") as file:
-            for piece in export.pieces():
+            for piece in export.pieces(datasheet=fmt != "json"):
                 file.write(piece)
         written = [output]
         if fmt != "json":

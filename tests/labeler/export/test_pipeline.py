@@ -264,3 +264,49 @@ def test_a_csv_chunk_is_one_query(labelled_study):
         ]  # + the savepoint released
     # One query a chunk, then one that finds no further item.
     assert counts == {1: 5 + 1, 2: 3 + 1, 5: 1 + 1}
+
+
+def _decided_meanwhile(labelled_study, pieces) -> list[str]:
+    """The export's pieces, the disputed item decided by a lead (committed, in another
+    connection) after the first chunk was read."""
+    import threading
+
+    from django.db import connections
+
+    from labeler.services.adjudication import item_adjudicate
+
+    def decide():
+        try:
+            item_adjudicate(
+                item_id=labelled_study["disputed"].pk,
+                user=labelled_study["study"].members.get(role="lead").user,
+                decisions={
+                    "root-cause": {"value": "threading", "rationale": "r", "reason": "other"},
+                    "impact": {"value": ["speed"], "rationale": "r", "reason": "other"},
+                },
+            )
+        finally:
+            connections.close_all()
+
+    read = [next(pieces), next(pieces)]  # the header, then the first chunk's lines
+    thread = threading.Thread(target=decide)
+    thread.start()
+    thread.join()
+    return read + list(pieces)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_csv_datasheet_counts_what_its_file_holds(labelled_study):
+    """The side file's counts come from the snapshot the file was read from: a label decided
+    while the file streams is in neither."""
+    study = labelled_study["study"]
+    export = Export(study=study, fmt="csv", options=ExportOptions(), chunk=2)
+
+    lines = "".join(_decided_meanwhile(labelled_study, export.pieces(datasheet=True)))
+
+    final_in_file = sum(row["final"] == "true" for row in csv.DictReader(io.StringIO(lines)))
+    assert final_in_file == 2  # unanimous and adjudicated; not the disputed one
+    assert export.datasheet["final_labels"]["final_items"] == 2
+    # Built after the snapshot instead, it counts the item decided meanwhile.
+    later = Export(study=study, fmt="csv", options=ExportOptions(), chunk=2)
+    assert later.datasheet["final_labels"]["final_items"] == 3
