@@ -120,6 +120,11 @@ def test_the_lead_pages_run_under_the_policy(
             "/docs/api/",
         ],
     )
+    # The site's icon, which every page links: served by the app, no /favicon.ico 404.
+    visit(strict, ["/"])
+    icon = strict.locator("link[rel=icon]").get_attribute("href")
+    answer = strict.request.get(icon)
+    assert answer.status == 200 and answer.headers["content-type"].startswith("image/svg+xml")
     # A download, not a page to open: its answer carries the policy all the same.
     download = strict.request.get(f"/codebooks/{codebook.key}/{codebook.version}/yaml/")
     assert download.status == 200
