@@ -1,9 +1,10 @@
 """Export benchmark: `manage.py export_dataset` in each format on a 100,000-item study, against
 PostgreSQL's own `COPY` of the same rows.
 
-    .venv/bin/python bench/export_bench.py [--items 100000] [--keep-db]
+    .venv/bin/python bench/export_bench.py [--items 100000] [--keep-db] [--reuse-db]
 
-Builds its own database (dropped afterwards unless --keep-db) with bulk inserts and SQL: a
+Builds its own database (dropped afterwards unless --keep-db; --reuse-db measures again on
+the one a --keep-db run left) with bulk inserts and SQL: a
 study of --items items over as many reports (40% with a fix commit, measures and labels set),
 two dimensions (one of 12 categories under 4, one multi-select of 3), 3 annotators who each
 labelled every item, and final labels on 90% of the items. Then runs the command twice per
@@ -51,6 +52,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
     parser.add_argument("--database", default="labeler_export_bench")
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument(
+        "--reuse-db", action="store_true", help="measure on the database --keep-db left; keep it"
+    )
     return parser.parse_args()
 
 
@@ -371,12 +375,16 @@ def main() -> None:
     os.environ["DATABASE_URL"] = f"{args.pg}/{args.database}"
     os.environ["CELERY_BROKER_URL"] = ""
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    database(args, "create")
+    if args.reuse_db:
+        args.keep_db = True
+    else:
+        database(args, "create")
     try:
         import django
 
         django.setup()
-        build(args)
+        if not args.reuse_db:
+            build(args)
         print(f"load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
         measure(args)
     finally:

@@ -1,11 +1,14 @@
-"""A study's CSV export lines, written by PostgreSQL: one query per chunk of items.
+"""A study's CSV export lines, written by PostgreSQL: one `COPY … TO STDOUT WITH (FORMAT csv)`
+per chunk of items.
 
-The query returns each item's line as `csv.writer` writes it: cells quoted only when they
-hold a comma, a quote or a line break (quotes doubled), numbers as Python prints them, key
-paths and names joined with `;`, times in ISO 8601 UTC, flags as `true`/`false`, lines ended
-with CRLF. Fix links, final labels and annotators' answers are folded into the same query,
-so Python only joins each chunk's lines: no model instances, no record dicts. The cells are
-those `records.record` gives the JSON formats, as the tests check field by field.
+The query gives each cell's text as `csv.writer` writes it (numbers as Python prints them,
+key paths and names joined with `;`, times in ISO 8601 UTC, flags as `true`/`false`) and
+COPY quotes it as csv.writer does (QUOTE_MINIMAL: only a cell holding a comma, a quote or a
+line break, quotes doubled), in C. Empty text goes out as NULL, since COPY would write `""`
+where csv.writer writes nothing. Fix links, final labels and annotators' answers are folded
+into the same query, so Python only drops each row's leading item id and ends it with CRLF
+instead of LF: no model instances, no record dicts. The cells are those `records.record`
+gives the JSON formats, as the tests check byte for byte.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast
 
+from config.sql import copy_csv_rows
 from labeler.export.dataset import CHUNK, ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, DimensionInfo
 from labeler.models import Assignment, Study, StudyItem
@@ -57,30 +61,14 @@ class _Sql(Func):
 SEPARATOR = Value(MULTI_SEPARATOR)
 
 
-def _quote(cell: str) -> str:
-    """SQL writing the text `cell` (a column, or an expression cheap to repeat) as csv.writer
-    writes it (QUOTE_MINIMAL): quoted if it holds a comma, a quote or a line break."""
-    return (
-        f"""CASE WHEN {cell} ~ '[",\\r\\n]' THEN '"' || replace({cell}, '"', '""') || '"'"""
-        f" ELSE {cell} END"
-    )
-
-
-def _quoted(text) -> _Sql:
-    return _Sql(_quote("{0}"), text)
-
-
-def _quoted_aggregate(aggregate: str, source: str, *expressions) -> _Sql:
-    """The `aggregate` of the rows of `source`, quoted: computed once, then quoted."""
-    return _Sql(
-        f"(SELECT {_quote('cell')} FROM (SELECT {aggregate} AS cell FROM {source}) AS found)",  # noqa: S608 - fragments of this module
-        *expressions,
-    )
+def _aggregate(aggregate: str, source: str, *expressions) -> _Sql:
+    """The `aggregate` of the rows of `source`: a scalar subquery."""
+    return _Sql(f"(SELECT {aggregate} FROM {source})", *expressions)  # noqa: S608 - fragments of this module
 
 
 def _joined(values) -> _Sql:
     """A JSON array's elements joined with `;`, in order."""
-    return _quoted_aggregate(
+    return _aggregate(
         "string_agg(value, {1} ORDER BY n)",
         "jsonb_array_elements_text({0}) WITH ORDINALITY AS element(value, n)",
         values,
@@ -90,7 +78,7 @@ def _joined(values) -> _Sql:
 
 def _names(values, dimension: DimensionInfo) -> _Sql:
     """Each key path's name chain ("Memory > Leak"), or the path if the codebook lacks it."""
-    return _quoted_aggregate(
+    return _aggregate(
         "string_agg(coalesce({1}::jsonb ->> value, value), {2} ORDER BY n)",
         "jsonb_array_elements_text({0}) WITH ORDINALITY AS element(value, n)",
         values,
@@ -101,7 +89,7 @@ def _names(values, dimension: DimensionInfo) -> _Sql:
 
 def _rules(rules) -> _Sql:
     """{"kind": [rule, …]} as kind:rule cells joined with `;`, in the object's order."""
-    return _quoted_aggregate(
+    return _aggregate(
         "string_agg(kind.key || ':' || rule.value, {1} ORDER BY kind.n, rule.n)",
         "jsonb_each({0}) WITH ORDINALITY AS kind(key, rules, n),"
         " jsonb_array_elements_text(kind.rules) WITH ORDINALITY AS rule(value, n)",
@@ -118,6 +106,10 @@ def _time(value) -> _Sql:
         " || 'Z'",
         value,
     )
+
+
+def _text(value) -> Cast:
+    return Cast(value, TextField())
 
 
 def _flag(value) -> Cast:
@@ -138,13 +130,10 @@ def _float(value) -> _Sql:
     )
 
 
-# Per annotator (in the order of `ids`) one cell per dimension, then note, unsure, seconds:
-# empty for an annotator who did not submit the item, as for a dimension left unanswered;
-# joined with commas, each cell quoted.
-ANNOTATOR_CELLS = (
-    "(SELECT array_to_string(array_agg("  # noqa: S608 - a fragment of this module
-    + _quote("part.cell")
-    + """ ORDER BY who.n, part.k), ',', '')
+# Per annotator (in the order of `ids`) one cell per dimension, then note, unsure, seconds, as
+# one array: NULL for an annotator who did not submit the item, as for a dimension left
+# unanswered.
+ANNOTATOR_CELLS = """(SELECT array_agg(part.cell ORDER BY who.n, part.k)
 FROM unnest({1}::bigint[]) WITH ORDINALITY AS who(id, n)
 LEFT JOIN labeler_assignment turn
     ON turn.item_id = {0} AND turn.annotator_id = who.id AND turn.status = {3}
@@ -162,7 +151,6 @@ CROSS JOIN LATERAL (
     UNION ALL SELECT {5} + 3, turn.seconds::text
 ) AS part
 )"""
-)
 
 
 def _annotator_cells(names: dict[int, str], dimensions: list[DimensionInfo]) -> _Sql:
@@ -174,16 +162,17 @@ def _annotator_cells(names: dict[int, str], dimensions: list[DimensionInfo]) -> 
         Value(Assignment.Status.SUBMITTED.value),
         SEPARATOR,
         Value(len(dimensions), output_field=IntegerField()),
+        output_field=ArrayField(TextField()),
     )
 
 
 REPORT_CELLS = (
-    _quoted(F("report__repository__full_name")),
+    _text(F("report__repository__full_name")),
     _integer(F("report__number")),
-    _quoted(F("report__html_url")),
-    _quoted(F("report__title")),
-    _quoted(F("report__state")),
-    _quoted(F("report__state_reason")),
+    _text(F("report__html_url")),
+    _text(F("report__title")),
+    _text(F("report__state")),
+    _text(F("report__state_reason")),
     _joined(F("report__labels")),
     _time(F("report__created_at")),
     _time(F("report__closed_at")),
@@ -196,21 +185,12 @@ REPORT_CELLS = (
 )
 
 
-def _fix_cells() -> _Sql:
-    """Commit SHAs, pull request numbers, evidence and reverted: four cells, empty without
-    fix links."""
-    cells = fix_links_joined(report=OuterRef("report_id"), separator=MULTI_SEPARATOR)
-    return _Sql(
-        f"coalesce((SELECT array_to_string(array_agg({_quote('fix.cell')} ORDER BY n), ',', '')"  # noqa: S608
-        " FROM unnest({0}) WITH ORDINALITY AS fix(cell, n)), ',,,')",
-        cells,
-    )
+# Commit SHAs, pull request numbers, evidence and reverted: four cells, NULL without fix links.
+FIX_CELLS = 4
 
 
-def _line(cells: list) -> _Sql:
-    """The cells joined with commas, an empty cell for NULL, and CRLF."""
-    placeholders = ", ".join(f"{{{n}}}" for n in range(len(cells)))
-    return _Sql(f"array_to_string(ARRAY[{placeholders}]::text[], ',', '') || E'\\r\\n'", *cells)
+def _fix_cells():
+    return fix_links_joined(report=OuterRef("report_id"), separator=MULTI_SEPARATOR)
 
 
 def study_csv_lines(
@@ -226,17 +206,7 @@ def study_csv_lines(
     items = StudyItem.objects.filter(study=study)
     if options.final_only:
         items = items.filter(adjudicated_at__isnull=False)
-    items = items.alias(
-        **{
-            f"final_{n}": FilteredRelation(
-                "final_labels", condition=Q(final_labels__dimension_id=dimension.id)
-            )
-            for n, dimension in enumerate(dimensions)
-        }
-    )
-    cells = [
-        *REPORT_CELLS,
-        _fix_cells(),
+    after_fixes = [
         _flag("report__is_performance_candidate"),
         _flag("report__is_accuracy_candidate"),
         _flag("report__is_non_bug"),
@@ -245,18 +215,50 @@ def study_csv_lines(
     ]
     for n, dimension in enumerate(dimensions):
         values = F(f"final_{n}__values")
-        cells += [
-            _joined(values),
-            _names(values, dimension),
-            _quoted(F(f"final_{n}__method")),
-        ]
+        after_fixes += [_joined(values), _names(values, dimension), _text(F(f"final_{n}__method"))]
+    columns = {
+        **{f"report_{n}": cell for n, cell in enumerate(REPORT_CELLS)},
+        "fixes": _fix_cells(),
+        **{f"cell_{n}": cell for n, cell in enumerate(after_fixes)},
+    }
+    # The cells in the order of the header, each array spread over its cells.
+    cells = [f"line.{name}" for name in columns]
+    cells[len(REPORT_CELLS) : len(REPORT_CELLS) + 1] = [
+        f"line.fixes[{n}]" for n in range(1, FIX_CELLS + 1)
+    ]
     if options.include_annotators and names:
-        cells.append(_annotator_cells(names, dimensions))
-    items = items.annotate(line=_line(cells)).order_by("pk").values_list("pk", "line")
+        columns["answers"] = _annotator_cells(names, dimensions)
+        cells += [f"line.answers[{n}]" for n in range(1, len(names) * (len(dimensions) + 3) + 1)]
+    # First the item's id, for the next chunk and left out of the line.
+    select = ", ".join(["line.item_id", *(f"NULLIF({cell}, '')" for cell in cells)])
     last = 0
     while True:
-        found = list(items.filter(pk__gt=last)[:chunk])
-        if not found:
+        chunk_items = (
+            items.filter(pk__gt=last)
+            .alias(**_final_labels(dimensions, after=last))
+            .annotate(item_id=F("pk"), **columns)
+            .order_by("pk")
+            .values_list("item_id", *columns)[:chunk]
+        )
+        sql, params = chunk_items.query.sql_with_params()
+        rows = copy_csv_rows(
+            f"SELECT {select} FROM ({sql}) AS line ORDER BY line.item_id",  # noqa: S608 - columns of this module
+            params,
+        )
+        if not rows:
             return
-        last = found[-1][0]
-        yield [line for _, line in found]
+        last = int(rows[-1].partition(",")[0])
+        yield [row.partition(",")[2][:-1] + "\r\n" for row in rows]
+
+
+def _final_labels(dimensions: list[DimensionInfo], *, after: int) -> dict[str, FilteredRelation]:
+    """Per dimension the items' final labels, as `final_N`, of items after `after` only: the
+    planner joins them by merging the (dimension, item) index, which without the lower bound
+    it reads from the study's first item on for every chunk (quadratic in the study's size)."""
+    return {
+        f"final_{n}": FilteredRelation(
+            "final_labels",
+            condition=Q(final_labels__dimension_id=dimension.id, final_labels__item_id__gt=after),
+        )
+        for n, dimension in enumerate(dimensions)
+    }

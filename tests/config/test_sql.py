@@ -1,7 +1,8 @@
 import pytest
-from django.db import connection
+from django.db import ProgrammingError, connection
+from django.test.utils import CaptureQueriesContext
 
-from config.sql import int_array, text_array
+from config.sql import copy_csv_rows, int_array, text_array
 
 pytestmark = pytest.mark.django_db
 
@@ -19,3 +20,20 @@ def test_an_int_array_takes_only_numbers():
     with pytest.raises(ValueError, match="invalid literal"):
         int_array(["1); DROP"])
     assert int_array([]) == "{}"
+
+
+def test_copy_gives_one_whole_row_per_element_quoted_as_csv():
+    rows = copy_csv_rows(
+        "SELECT n, %s::text || n AS text, NULLIF('', '') AS nothing, '' AS empty"
+        " FROM generate_series(1, 3) AS n",
+        ['two\nlines, a "quote" '],
+    )
+    assert rows == [f'{n},"two\nlines, a ""quote"" {n}",,""\n' for n in (1, 2, 3)]
+
+
+def test_copy_is_logged_and_fails_as_django_queries_do():
+    with CaptureQueriesContext(connection) as queries:
+        copy_csv_rows("SELECT 1")
+    assert [query["sql"] for query in queries] == ["COPY (SELECT 1) TO STDOUT WITH (FORMAT csv)"]
+    with pytest.raises(ProgrammingError, match="no_such_table"):
+        copy_csv_rows("SELECT * FROM no_such_table")

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import Export
+from labeler.export.records import MULTI_SEPARATOR, REPORT_FIELDS
 
 pytestmark = pytest.mark.django_db
 
@@ -211,6 +212,86 @@ def test_csv_is_read_by_the_csv_module_one_column_per_dimension(labelled_study):
         "",
         "",
     )
+
+
+def _cell(value) -> str:
+    """A JSON record's value as its CSV cell: lists joined with `;`, flags as true/false."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return MULTI_SEPARATOR.join(_cell(element) for element in value)
+    return str(value)
+
+
+def _csv_cells(found: dict, dimensions: list[str], annotators: list[str]) -> list[str]:
+    """The CSV cells of a JSON record, written here from the record alone."""
+    fixes = found["fixes"]
+    cells = [_cell(found[name]) for name in REPORT_FIELDS]
+    cells += [
+        _cell([fix["commit"] for fix in fixes if fix["commit"]]),
+        _cell([fix["pull_request"] for fix in fixes if fix["pull_request"] is not None]),
+        _cell([fix["evidence"] for fix in fixes]),
+        _cell([fix["reverted"] for fix in fixes]),
+        _cell(found["candidates"]["performance"]),
+        _cell(found["candidates"]["accuracy"]),
+        _cell(found["candidates"]["non_bug"]),
+        _cell(
+            [
+                f"{kind}:{rule}"
+                for kind, rules in found["candidates"]["rules"].items()
+                for rule in rules
+            ]
+        ),
+        _cell(found["final"]),
+    ]
+    for key in dimensions:
+        label = found["labels"][key]
+        cells += [_cell(label["values"]), _cell(label["names"]), _cell(label["method"])]
+    for name in annotators:
+        given = found["annotators"].get(name)
+        if given is None:
+            cells += [""] * (len(dimensions) + 3)
+            continue
+        cells += [_cell(given["labels"][key]) for key in dimensions]
+        cells += [_cell(given["note"]), _cell(given["unsure"]), _cell(given["seconds"])]
+    return cells
+
+
+def test_csv_is_csv_writers_text_of_the_json_records(labelled_study):
+    """Byte for byte what csv.writer writes of the records' cells: quoted only where a cell
+    holds a comma, a quote or a line break, nothing for an empty cell, lines ended with
+    CRLF, whatever the titles and notes hold."""
+    from labeler.models import Assignment
+
+    study = labelled_study["study"]
+    titles = {
+        "unanimous": 'Slow "fused" op,\r\nthen a crash',
+        "adjudicated": "two\nlines",
+        "disputed": "",
+        "half": " leading space; «ünïcode» and a tab\t",
+        "untouched": '"',
+    }
+    for key, title in titles.items():
+        report = labelled_study[key].report
+        report.title = title
+        report.fix_hours = 0.1 if key == "half" else report.fix_hours
+        report.save(update_fields=["title", "fix_hours"])
+    Assignment.objects.filter(item=labelled_study["adjudicated"], note="").update(
+        note='line one\nsaid "two", then\rthree'
+    )
+    text = exported(study, "csv", include_annotators=True)
+    header = next(csv.reader(io.StringIO(text, newline="")))
+    annotators = [column.removesuffix(".note") for column in header if column.endswith(".note")]
+    records = json.loads(exported(study, "json", include_annotators=True))["records"]
+    expected = io.StringIO(newline="")
+    writer = csv.writer(expected, lineterminator="\r\n")
+    writer.writerow(header)
+    for found in records:
+        writer.writerow(_csv_cells(found, ["root-cause", "impact"], annotators))
+    assert text == expected.getvalue()
+    assert '"Slow ""fused"" op,\r\nthen a crash"' in text
 
 
 def test_json_lines_is_one_record_per_line(labelled_study):
