@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -46,10 +46,16 @@ class Export:
         self.names = annotator_names(study=self.study, real_names=self.options.real_names)
         self.dimensions = study_dimensions(study=self.study)
         self.exported_at: dt.datetime = timezone.now()
+        self._datasheet: dict | None = None
 
-    @cached_property
+    @property
     def datasheet(self) -> dict:
         """Built once per export: the JSON and the side files say the same."""
+        if self._datasheet is None:
+            self._datasheet = self._build_datasheet()
+        return self._datasheet
+
+    def _build_datasheet(self) -> dict:
         return study_datasheet(
             study=self.study,
             options=self.options,
@@ -72,11 +78,14 @@ class Export:
         """The export's text, piece by piece, every chunk read from one snapshot of the
         database (one repeatable-read transaction) so that labels decided meanwhile do not
         leave the export half old and half new. With `datasheet`, the datasheet (its counts
-        and agreement) is built from the same snapshot, after the last piece: a side file
-        that says what the file holds. The JSON holds its own."""
+        and agreement) is built from the same snapshot: a side file that says what the file
+        holds. It is built meanwhile, in a second connection that imports the snapshot
+        (`pg_export_snapshot`), so that it costs no time of its own; inside a transaction
+        already open, after the last piece. The JSON holds its own."""
         postgresql = connection.vendor == "postgresql"
         snapshot = postgresql and not connection.in_atomic_block
-        with transaction.atomic():
+        building: Future | None = None
+        with transaction.atomic(), ThreadPoolExecutor(max_workers=1) as beside:
             with connection.cursor() as cursor:
                 if snapshot:
                     cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -84,9 +93,25 @@ class Export:
                     # The planner guesses 100 elements for every JSON array the CSV's query
                     # joins, and would spend a second compiling each chunk's 50 ms query.
                     cursor.execute("SET LOCAL jit = off")
+                if snapshot and datasheet and self._datasheet is None:
+                    cursor.execute("SELECT pg_export_snapshot()")
+                    building = beside.submit(self._datasheet_in, cursor.fetchone()[0])
             yield from self._pieces()
-            if datasheet:
-                self.datasheet  # noqa: B018 - built now, kept by cached_property
+            if building is not None:
+                self._datasheet = building.result()
+            elif datasheet:
+                self.datasheet  # noqa: B018 - built now, kept for the side files
+
+    def _datasheet_in(self, snapshot: str) -> dict:
+        """The datasheet, built in this thread's own connection from the exported `snapshot`
+        (which its exporting transaction keeps open until this returns)."""
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                cursor.execute("SET TRANSACTION SNAPSHOT %s", [snapshot])
+                return self._build_datasheet()
+        finally:
+            connection.close()
 
     def _pieces(self) -> Iterator[str]:
         if self.fmt == "json":

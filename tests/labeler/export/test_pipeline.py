@@ -347,9 +347,9 @@ def test_a_csv_chunk_is_one_query(labelled_study):
     assert counts == {1: 5 + 1, 2: 3 + 1, 5: 1 + 1}
 
 
-def _decided_meanwhile(labelled_study, pieces) -> list[str]:
+def _decided_meanwhile(labelled_study, pieces, then=lambda: None) -> list[str]:
     """The export's pieces, the disputed item decided by a lead (committed, in another
-    connection) after the first chunk was read."""
+    connection) after the first chunk was read; `then` called once it is."""
     import threading
 
     from django.db import connections
@@ -373,6 +373,7 @@ def _decided_meanwhile(labelled_study, pieces) -> list[str]:
     thread = threading.Thread(target=decide)
     thread.start()
     thread.join()
+    then()
     return read + list(pieces)
 
 
@@ -391,3 +392,33 @@ def test_a_csv_datasheet_counts_what_its_file_holds(labelled_study):
     # Built after the snapshot instead, it counts the item decided meanwhile.
     later = Export(study=study, fmt="csv", options=ExportOptions(), chunk=2)
     assert later.datasheet["final_labels"]["final_items"] == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_side_files_datasheet_is_built_meanwhile_from_the_files_snapshot(
+    labelled_study, monkeypatch
+):
+    """Built in another thread and connection while the file streams, and from the file's
+    snapshot even when it starts only after a label was decided (committed)."""
+    import threading
+
+    from labeler.export import pipeline
+
+    decided = threading.Event()
+    built_in = []
+    build = pipeline.study_datasheet
+
+    def after_the_decision(**arguments):
+        assert decided.wait(30)
+        built_in.append(threading.current_thread())
+        return build(**arguments)
+
+    monkeypatch.setattr(pipeline, "study_datasheet", after_the_decision)
+    export = Export(study=labelled_study["study"], fmt="csv", options=ExportOptions(), chunk=2)
+
+    pieces = export.pieces(datasheet=True)
+    lines = "".join(_decided_meanwhile(labelled_study, pieces, then=decided.set))
+
+    assert built_in and built_in[0] is not threading.current_thread()
+    final_in_file = sum(row["final"] == "true" for row in csv.DictReader(io.StringIO(lines)))
+    assert final_in_file == export.datasheet["final_labels"]["final_items"] == 2
