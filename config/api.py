@@ -7,7 +7,6 @@ refuses a query parameter it does not take, and a bad value of one it does, with
 naming it (StrictFilterBackend, StrictBooleanFilter).
 """
 
-import difflib
 import json
 from collections.abc import Iterable, Mapping
 
@@ -21,15 +20,7 @@ from rest_framework import exceptions, status
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
-
-def closest_name(name: str, known) -> str | None:
-    """The known name `name` most likely misspells or abbreviates, if any is close."""
-    known = sorted(known)
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    return next((k for k in known if k.startswith(name) or name.startswith(k)), None)
-
+from config.names import closest_name
 
 # The largest id a PostgreSQL bigint holds: a larger one in a URL names nothing.
 MAX_ID = 2**63 - 1

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from django.core.exceptions import ValidationError
 
-from config.api import closest_name
+from config.names import closest_name
 from labeler.models import Study
 from taxonomy.models import Category, Dimension
 

@@ -22,7 +22,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, TruncDate
 from django.http import QueryDict
 
-from config.api import closest_name
+from config.names import closest_name
 from config.sql import int_array, text_array
 from mining import candidates
 from mining.filters import ReportFilter

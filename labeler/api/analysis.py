@@ -12,7 +12,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import closest_name
+from config.names import closest_name
 from labeler.analysis.comparison import comparison_json, reports_compare
 from labeler.analysis.groups import report_groups
 

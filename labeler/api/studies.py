@@ -11,7 +11,8 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.api import RejectUnknownFieldsMixin, closest_name
+from config.api import RejectUnknownFieldsMixin
+from config.names import closest_name
 from labeler.api.common import NOT_YOURS, SchemaSafeMixin
 from labeler.filters import StudyFilter
 from labeler.frames import Candidates, FrameQuery, StateFilter

@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from config.api import closest_name
+from config.names import closest_name
 from config.sql import int_array, text_array
 from labeler.annotation_csv import (
     AnnotationFileError,

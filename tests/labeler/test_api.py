@@ -1,16 +1,9 @@
-"""The API's shared plumbing: naming an unknown field with the known one it most resembles."""
+"""The API's shared plumbing: naming an unknown field with the known one it most resembles
+(`config.names` finds it)."""
 
-from config.api import closest_name, unknown_field_message
+from config.api import unknown_field_message
 
 FRAME = ["repositories", "candidates", "state", "has_fix", "labels", "created_from"]
-
-
-def test_closest_name_catches_typos_and_abbreviations():
-    assert closest_name("repo", FRAME) == "repositories"
-    assert closest_name("stat", FRAME) == "state"
-    assert closest_name("label", FRAME) == "labels"
-    assert closest_name("hasfix", FRAME) == "has_fix"
-    assert closest_name("zzz", FRAME) is None
 
 
 def test_unknown_field_message_suggests_or_lists_the_known_fields():
