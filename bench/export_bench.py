@@ -4,20 +4,20 @@ PostgreSQL's own `COPY` of the same rows.
     .venv/bin/python bench/export_bench.py [--items 100000] [--keep-db] [--reuse-db]
 
 Builds its own database (dropped afterwards unless --keep-db; --reuse-db measures again on
-the one a --keep-db run left) with bulk inserts and SQL: a
-study of --items items over as many reports (40% with a fix commit, measures and labels set),
-two dimensions (one of 12 categories under 4, one multi-select of 3), 3 annotators who each
-labelled every item, and final labels on 90% of the items. Then runs the command twice per
-format (and CSV with --include-annotators) in a child process writing to a temporary file,
-and prints its rows/s end to end (the interpreter's start and the datasheet, agreement
-included, count) and its peak memory: the child's maximum resident set size from
-getrusage (via wait4), interpreter and Django included. In the same run it times the
-records alone in this process (rows/s of the pipeline without start-up or datasheet), and
-`COPY (SELECT …) TO STDOUT WITH CSV HEADER` through psycopg2's copy_expert of a query written
-by hand for the same rows, columns and cell text (JIT off as in the export); every rate is
-the faster of two runs, on both sides of CSV / COPY alike; it checks that COPY's file and
-the export's read back as the same rows. Goals: CSV at least half of COPY's rate; peak memory
-under 200 MB.
+the one a --keep-db run left) with bulk inserts and SQL: a study of --items items over as
+many reports (40% with a fix commit, measures and labels set), two dimensions (one of 12
+categories under 4, one multi-select of 3), 3 annotators who each labelled every item, and
+final labels on 90% of the items. Then runs the command three times per format (and CSV
+with --include-annotators) in a child process writing to a temporary file, and prints its
+rows/s end to end (the interpreter's start and the datasheet, agreement included, count)
+and its peak memory: the child's maximum resident set size from getrusage (via wait4, in a
+small launcher process), interpreter and Django included. In the same run
+it times the records alone in this process (rows/s of the pipeline without start-up or
+datasheet), and `COPY (SELECT …) TO STDOUT WITH CSV HEADER` through psycopg2's copy_expert
+of a query written by hand for the same rows, columns and cell text (JIT off as in the
+export). Every rate is the fastest of three runs, on both sides of CSV / COPY alike, COPY
+and the formats taking turns. It checks that COPY's file and the export's read back as the
+same rows. Goals: CSV at least half of COPY's rate; peak memory under 200 MB.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ ANNOTATORS = ("ada", "grace", "linus")
 TOPS = ("crash", "hang", "leak", "wrong")
 LEAVES = "xyz"
 IMPACTS = ("speed", "memory", "accuracy")
-# Every figure is the faster of this many runs (the peak memory the larger): COPY's, each
+# Every figure is the fastest of this many runs (the peak memory the largest): COPY's, each
 # format's end to end and its records alone, so that both sides of CSV / COPY are taken alike.
-RUNS = 2
+RUNS = 3
 
 
 def parse_args() -> argparse.Namespace:
@@ -285,17 +285,33 @@ def same_rows(copied: Path, exported: Path) -> bool:
         return all(x == y for x, y in itertools.zip_longest(csv.reader(a), csv.reader(b)))
 
 
+# Runs its arguments as a command and prints the command's wall time, peak resident memory
+# and exit code. A child's peak as getrusage gives it counts the memory of the process that
+# spawned it (Linux records it at exec): spawned from this small process, not from the
+# bench's own (200 MB and more after the build), the figure is the command's.
+LAUNCHER = """
+import os, sys, time
+quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) for fd in (1, 2)]
+start = time.perf_counter()
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=quiet)
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))
+"""
+
+
 def child_run(command: list[str]) -> tuple[float, int]:
-    """Wall time and peak resident memory (bytes) of a child process."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
+    """Wall time and peak resident memory (bytes) of a command, run in a child process."""
+    report = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    elapsed, peak, code = float(report[0]), int(report[1]), int(report[2])
+    if code != 0:
         raise SystemExit(f"{' '.join(command)} failed")
-    return elapsed, usage.ru_maxrss * 1024
+    return elapsed, peak
 
 
 def measure(args) -> None:
@@ -318,33 +334,36 @@ def measure(args) -> None:
         ),
         study=study.pk,
     )
+    runs = [("csv", []), ("json", []), ("jsonl", []), ("csv", ["--include-annotators"])]
+    labels = [f"{fmt}{' ' + extra[0] if extra else ''}" for fmt, extra in runs]
     with tempfile.TemporaryDirectory() as directory:
         copied = Path(directory) / "copy.csv"
-        copy_times = []
+        copy_times, timed = [], {label: [] for label in labels}
+        # Round by round, COPY then each format: a machine that speeds up or slows down
+        # meanwhile does so for both sides alike.
         for _ in range(RUNS):
             with copied.open("w", encoding="utf-8") as sink, connection.cursor() as cursor:
                 cursor.execute("SET jit = off")  # as the export sets it
                 start = time.perf_counter()
                 cursor.cursor.copy_expert(sql, sink)
                 copy_times.append(time.perf_counter() - start)
+            for label, (fmt, extra) in zip(labels, runs, strict=True):
+                output = Path(directory) / f"bench{'-'.join(['', *extra])}.{fmt}"
+                command = [sys.executable, "manage.py", "export_dataset", "bench"]
+                command += ["--format", fmt, "--output", str(output), *extra]
+                timed[label].append((*child_run(command), output.stat().st_size))
         copy_rate = items / min(copy_times)
         print(
             f"\nPostgreSQL COPY of the same rows (CSV)        {copy_rate:10,.0f} rows/s "
-            f"(the faster of {RUNS} runs, as every rate here)"
+            f"(the fastest of {RUNS} runs, as every rate here)"
         )
-
-        runs = [("csv", []), ("json", []), ("jsonl", []), ("csv", ["--include-annotators"])]
         rates = {}
-        for fmt, extra in runs:
-            output = Path(directory) / f"bench{'-'.join(['', *extra])}.{fmt}"
-            command = [sys.executable, "manage.py", "export_dataset", "bench", "--format", fmt]
-            timed = [child_run([*command, "--output", str(output), *extra]) for _ in range(RUNS)]
-            elapsed, peak = min(t for t, _ in timed), max(p for _, p in timed)
-            label = f"{fmt}{' ' + extra[0] if extra else ''}"
+        for label in labels:
+            elapsed, peak = min(t for t, _, _ in timed[label]), max(p for _, p, _ in timed[label])
             rates[label] = items / elapsed
             print(
                 f"export_dataset {label:<28}{items / elapsed:10,.0f} rows/s end to end, peak "
-                f"RSS {peak / 2**20:5.0f} MB, {output.stat().st_size / 2**20:6.1f} MB written"
+                f"RSS {peak / 2**20:5.0f} MB, {timed[label][0][2] / 2**20:6.1f} MB written"
             )
         same = same_rows(copied, Path(directory) / "bench.csv")
         print(f"COPY's rows and cells are the export's CSV's: {'yes' if same else 'NO'}")

@@ -1,5 +1,5 @@
 """The known name a mistyped one most likely means, for errors that say "did you mean …?".
-Pure: no Django."""
+It imports nothing of Django (though its package, `config`, loads the Celery app)."""
 
 from __future__ import annotations
 
