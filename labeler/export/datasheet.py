@@ -122,6 +122,13 @@ def _final_counts(study) -> dict:
     return {"items": items.count(), "final_items": final, "by_dimension": by_method}
 
 
+TEXT_AS_IMPORTED = (
+    "titles, labels and notes are exactly as imported or written, nothing escaped: a cell that "
+    "begins with =, +, - or @ is a formula to a spreadsheet, so open the CSV with its columns "
+    "as text (pandas and R read it as it is)"
+)
+
+
 def study_datasheet(
     *, study, options: ExportOptions, names: dict[int, str], fmt: str, now: dt.datetime
 ) -> dict:
@@ -142,6 +149,7 @@ def study_datasheet(
             "multi_value_separator_in_csv": MULTI_SEPARATOR,
             "category_name_separator": NAME_SEPARATOR,
             "times": "ISO 8601, UTC; durations in hours",
+            "text": TEXT_AS_IMPORTED,
             "methods": {
                 "unanimous": "every annotator gave this label",
                 "majority": "most annotators gave it and the study accepts majorities",

@@ -122,7 +122,8 @@ def datasheet_markdown(sheet: dict) -> str:
         f"has a final label{' (only final items here)' if options['final_only'] else ''}. "
         f"In CSV, several values in one cell are joined with `{separator}`; "
         f"category names are joined with `{composition['category_name_separator']}`. "
-        f"Times are ISO 8601 in UTC, durations in hours.",
+        f"Times are ISO 8601 in UTC, durations in hours. "
+        f"Text is {composition['text']}.",
         "",
     ]
     if options["include_annotators"]:

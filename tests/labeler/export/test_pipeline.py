@@ -294,6 +294,22 @@ def test_csv_is_csv_writers_text_of_the_json_records(labelled_study):
     assert '"Slow ""fused"" op,\r\nthen a crash"' in text
 
 
+def test_text_that_a_spreadsheet_takes_for_a_formula_is_kept_as_it_is_and_said(labelled_study):
+    """A dataset is the reports' text as GitHub has it: no quote or apostrophe is added to a
+    title beginning with = + - @ (pandas and R would read it back changed); the datasheet
+    says to open such a CSV with text columns."""
+    study = labelled_study["study"]
+    report = labelled_study["unanimous"].report
+    report.title = '=HYPERLINK("http://example.invalid","x")'
+    report.save(update_fields=["title"])
+    text = exported(study, "csv")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert report.title in [row["title"] for row in rows]
+    export = Export(study=study, fmt="csv", options=ExportOptions())
+    assert "formula" in export.datasheet["composition"]["text"]
+    assert "begins with =, +, - or @" in export.datasheet_markdown()
+
+
 def test_json_lines_is_one_record_per_line(labelled_study):
     study = labelled_study["study"]
     lines = exported(study, "jsonl").splitlines()
