@@ -107,9 +107,19 @@ _renderer.add_render_rule("html_block", _raw_html_token)
 _renderer.add_render_rule("html_inline", _raw_html_token)
 
 
-def render_markdown(text: str) -> str:
-    """Safe HTML for untrusted Markdown: raw HTML within the allow-list, then sanitised."""
-    rendered = _renderer.render((text or "").replace("\x00", ""))
+def render_markdown(text: str, *, heading_offset: int = 0) -> str:
+    """Safe HTML for untrusted Markdown: raw HTML within the allow-list, then sanitised.
+
+    `heading_offset` moves the Markdown's headings down that many levels (to h6 at most), for
+    a document shown under a page's own headings: `# Rules` in guidelines under the page's
+    `<h2>Guidelines</h2>` is an `<h3>` with an offset of 2, so a page keeps one `<h1>`."""
+    env: dict = {}
+    tokens = _renderer.parse((text or "").replace("\x00", ""), env)
+    if heading_offset:
+        for token in tokens:
+            if token.type in ("heading_open", "heading_close"):
+                token.tag = f"h{min(int(token.tag[1]) + heading_offset, 6)}"
+    rendered = _renderer.renderer.render(tokens, _renderer.options, env)
     return nh3.clean(
         rendered,
         tags=_ALLOWED_TAGS,

@@ -3,6 +3,8 @@ study page. Pure: no Django."""
 
 from __future__ import annotations
 
+import json
+
 
 def _cell(value) -> str:
     text = "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
@@ -42,16 +44,25 @@ def _codebook(codebook: dict) -> list[str]:
     return lines
 
 
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 def _collection(collection: dict) -> list[str]:
+    frame = collection["frame"]
+    sampling = collection["sampling"]
     lines = [
         "## Collection",
         "",
-        f"Frame (filters): `{collection['frame']}`",
+        f"Frame (filters): `{_json(frame)}`" if frame else "Frame: every imported report.",
         "",
-        f"Sampling: `{collection['sampling']}`; seed {collection['seed']}; "
+        f"Sampling: {f'`{_json(sampling)}`' if sampling else 'none recorded'}; "
+        f"seed {collection['seed']}; "
         f"{collection['overlap']} annotations per item; majorities: {collection['majority']}.",
         "",
     ]
+    if not collection["batches"]:
+        return [*lines, "No batch was drawn: the items were added or imported as they are.", ""]
     lines += _table(
         ["batch", "frame size", "sample size", "seed", "strata (key: population / sample)"],
         [
@@ -123,7 +134,7 @@ def datasheet_markdown(sheet: dict) -> str:
         f"In CSV, several values in one cell are joined with `{separator}`; "
         f"category names are joined with `{composition['category_name_separator']}`. "
         f"Times are ISO 8601 in UTC, durations in hours. "
-        f"Text is {composition['text']}.",
+        f"Text: {composition['text']}.",
         "",
     ]
     if options["include_annotators"]:

@@ -25,7 +25,8 @@ def study_export(request, slug: str):
             "study": study,
             "formats": FORMATS,
             "real_names_allowed": access_sees_annotator_names(access),
-            # The datasheet's text comes from people (codebook, study names): sanitised.
-            "datasheet_html": render_markdown(export.datasheet_markdown()),
+            # The datasheet's text comes from people (codebook, study names): sanitised, and
+            # its headings under the page's <h1>.
+            "datasheet_html": render_markdown(export.datasheet_markdown(), heading_offset=1),
         },
     )

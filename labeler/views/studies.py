@@ -201,7 +201,7 @@ def study_detail(request, slug: str):
         "hold_minutes": study.hold_timeout.total_seconds() / 60,
         "batches": study.batches.all(),
         "frame_summary": _frame_summary(study.frame),
-        "guidelines_html": render_markdown(study.guidelines),
+        "guidelines_html": render_markdown(study.guidelines, heading_offset=2),
         "shortcuts": study_shortcuts(study),
         "sees_agreement": access_sees_agreement(access),
         "adjudicates": access_adjudicates(access),

@@ -4,7 +4,6 @@ reason, the item becomes final, and the agreement page counts the reason and dra
 from their tables (offline: nothing is fetched from anywhere else)."""
 
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -19,24 +18,10 @@ RATIONALE = "Two threads race on the cache"
 
 
 @pytest.fixture
-def offline(page, live_server):
-    """Fail any request that leaves the app's own server, and any script error."""
-    server = urlsplit(live_server.url).netloc
-    outside, errors = [], []
-
-    def only_local(route):
-        if urlsplit(route.request.url).netloc in (server, ""):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.set_viewport_size({"width": 1400, "height": 900})
-    page.route("**/*", only_local)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    assert outside == [], outside
-    assert errors == [], errors
+def offline(offline):
+    """The shared `offline` page (tests/browser/conftest.py), wide enough for the queue."""
+    offline.set_viewport_size({"width": 1400, "height": 900})
+    return offline
 
 
 def test_a_lead_adjudicates_a_disagreement_by_keyboard(

@@ -4,7 +4,6 @@ the charts, and each table downloads as CSV."""
 
 import csv
 import io
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -14,27 +13,6 @@ from tests.labeler.final_labels import decided_study
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def offline(page, live_server):
-    """Fail any request that leaves the app's own server (a CDN, a font, a map tile)."""
-    server = urlsplit(live_server.url).netloc
-    outside = []
-
-    def only_local(route):
-        if urlsplit(route.request.url).netloc in (server, ""):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_local)
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    assert outside == [], outside
-    assert errors == [], errors
 
 
 NOTHING = "Nothing to draw: the table has no values."

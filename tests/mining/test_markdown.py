@@ -178,3 +178,11 @@ def test_dangerous_html_never_becomes_an_element_or_attribute(payload):
                 assert value.startswith("language-"), (value, html)
     for forbidden in FORBIDDEN_ELEMENTS:
         assert f"<{forbidden}" not in html.lower(), (forbidden, html)
+
+
+def test_headings_move_down_under_a_pages_own_to_h6_at_most():
+    text = "# One\n\n## Two\n\n###### Six\n\nBody"
+    assert render_markdown(text).startswith("<h1>One</h1>")
+    html = render_markdown(text, heading_offset=2)
+    assert "<h3>One</h3>" in html and "<h4>Two</h4>" in html and "<h6>Six</h6>" in html
+    assert "<h1" not in html and "<h2" not in html and "<p>Body</p>" in html

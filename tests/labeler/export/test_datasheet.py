@@ -7,6 +7,7 @@ import json
 import pytest
 
 from labeler.export.dataset import ExportOptions
+from labeler.export.markdown import datasheet_markdown
 from labeler.export.pipeline import Export
 from labeler.models import StudyBatch
 
@@ -118,6 +119,18 @@ def test_markdown_has_every_part(sheet):
     assert "5 items, 2 final; 2 annotators." in text
     assert "| 1 | 40 | 5 | 7 | octo/repo: 40 / 5 |" in text
     assert "joined with `;`" in text
+    assert 'Frame (filters): `{"repositories": ["octo/repo"], "state": "closed"}`' in text
+    assert '"confidence": 0.95' in text and '"margin": 0.05' in text
+
+
+def test_markdown_of_a_study_without_filters_or_batches(sheet):
+    """Said in words, not as an empty `{}` and a table of no rows."""
+    _, data = sheet
+    data["collection"].update(frame={}, sampling={}, batches=[])
+    text = datasheet_markdown(data)
+    assert "Frame: every imported report." in text
+    assert "Sampling: none recorded; seed 7;" in text
+    assert "No batch was drawn" in text and "| batch |" not in text
 
 
 def test_the_version_without_git_is_the_package_version(monkeypatch):

@@ -20,8 +20,9 @@ def test_the_page_shows_the_datasheet_and_the_downloads(client, study, researche
     study.codebook.save()
     client.force_login(researcher)
     html = client.get("/studies/perf/export/").content.decode()
-    assert "<h1>Datasheet: " in html
-    assert "<h2>Agreement</h2>" in html
+    # Under the page's own <h1>: one <h1> a page.
+    assert html.count("<h1") == 1 and "<h2>Datasheet: " in html
+    assert "<h3>Agreement</h3>" in html
     assert "<em>carefully</em>" in html
     assert "<script>alert(1)" not in html
     assert 'action="/api/studies/perf/export/"' in html

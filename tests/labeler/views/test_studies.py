@@ -52,7 +52,8 @@ def test_annotator_sees_overview_guidelines_and_only_own_progress(
 
     html = client.get("/studies/perf/").content.decode()
 
-    assert "<h1>Rules</h1>" in html and "<em>root cause</em>" in html
+    # Under the page's "Guidelines" <h2>.
+    assert "<h3>Rules</h3>" in html and "<em>root cause</em>" in html
     assert "<script>alert(1)" not in html and "&lt;script&gt;" in html
     assert 'data-testid="start-labelling"' in html
     assert "You: 1 submitted, 0 skipped." in html
