@@ -9,7 +9,13 @@ from mining.markdown import render_markdown
 from mining.models import BugReport, Comment, Commit, FixLink, ImportJob, PullRequest
 
 WEB_SCHEMES = ("https://", "http://")
-BODY_HTML_HELP = "The body rendered from Markdown and sanitised: the only form to show as HTML."
+BODY_HTML_HELP = (
+    "The body rendered from Markdown and sanitised: the only form to show as HTML. Its "
+    "headings start at <h3>, under the pages' report title and sections."
+)
+# A report's or comment's `# Heading` shown under the report's title (an <h2> on the labelling
+# page) or the "Comments" <h2> of the report page: a page keeps its one <h1>.
+BODY_HEADING_OFFSET = 2
 
 
 class ReportListSerializer(serializers.ModelSerializer):
@@ -34,7 +40,7 @@ class CommentSerializer(serializers.ModelSerializer):
         fields = ["github_id", "author_login", "body", "body_html", "created_at", "updated_at"]
 
     def get_body_html(self, comment: Comment) -> str:
-        return render_markdown(comment.body)
+        return render_markdown(comment.body, heading_offset=BODY_HEADING_OFFSET)
 
 
 class CommitSerializer(serializers.ModelSerializer):
@@ -113,7 +119,7 @@ class ReportDetailSerializer(ReportListSerializer):
         ]  # fmt: skip
 
     def get_body_html(self, report: BugReport) -> str:
-        return render_markdown(report.body)
+        return render_markdown(report.body, heading_offset=BODY_HEADING_OFFSET)
 
 
 class ImportJobSerializer(serializers.ModelSerializer):

@@ -250,3 +250,14 @@ def test_report_detail_gives_the_body_sanitised_beside_the_markdown(api_as, lead
     assert (link["pull_request"]["imported"], link["pull_request"]["state"]) == (False, None)
     full_name = report.repository.full_name
     assert link["pull_request"]["html_url"] == f"https://github.com/{full_name}/pull/7"
+
+
+def test_a_bodys_headings_come_under_the_pages_own(api_as, lead, db):
+    """An issue template's `# Bug` is not a second <h1> on the report or labelling page."""
+    report = factories.BugReportFactory(body="# Bug\n\n## To Reproduce\n\nrun it")
+    factories.CommentFactory(report=report, body="# Same here")
+
+    data = api_as(lead).get(f"/api/reports/{report.pk}/").json()
+
+    assert data["body_html"].startswith("<h3>Bug</h3>\n<h4>To Reproduce</h4>")
+    assert data["comments"][0]["body_html"].startswith("<h3>Same here</h3>")
