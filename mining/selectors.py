@@ -4,6 +4,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.postgres.aggregates import JSONBAgg, StringAgg
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import EmptyResultSet, ValidationError
@@ -21,6 +22,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, TruncDate
 from django.http import QueryDict
+from django.utils import timezone
 
 from config.names import closest_name
 from config.sql import int_array, text_array
@@ -141,6 +143,36 @@ def report_for_reading(report_id: int) -> BugReport:
 
 def import_job_list() -> QuerySet[ImportJob]:
     return ImportJob.objects.select_related("repository")
+
+
+def import_job_stall_note(job: ImportJob, *, now: dt.datetime | None = None) -> str | None:
+    """What to tell about an active job that has shown no progress for MINING_STALLED_MINUTES
+    (after its rate-limit reset, for a waiting one), or None.
+
+    A job's row is saved with every page stored and every status change, so silence that long
+    means its worker is busy elsewhere (queued) or has stopped: a worker killed mid-import
+    leaves the job "running", and the broker hands its task to another worker only after the
+    visibility timeout."""
+    if not job.is_active:
+        return None
+    now = now or timezone.now()
+    after = dt.timedelta(minutes=settings.MINING_STALLED_MINUTES)
+    since = job.updated_at
+    if job.status == ImportJob.Status.WAITING and job.rate_limit_reset_at:
+        since = max(since, job.rate_limit_reset_at)
+    if now - since < after:
+        return None
+    minutes = int((now - since).total_seconds() // 60)
+    if job.status == ImportJob.Status.QUEUED:
+        return (
+            f"Not started after {minutes} min: every worker is busy, or none is running "
+            "(make worker)."
+        )
+    note = f"No progress for {minutes} min: its worker may have stopped. "
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
+    if timeout:  # Redis: an unacknowledged task goes back to the queue after the timeout
+        note += f"Redis gives its task to another worker {timeout / 3600:g} h after it started; "
+    return note + "Cancel, then Re-run, to go on now (the pages stored so far are kept)."
 
 
 # The fields report_for_labelling gives, in REPORT_SQL's order.

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from mining.markdown import render_markdown
 from mining.models import BugReport, Comment, Commit, FixLink, ImportJob, PullRequest
+from mining.selectors import import_job_stall_note
 
 WEB_SCHEMES = ("https://", "http://")
 BODY_HTML_HELP = (
@@ -126,6 +127,9 @@ class ImportJobSerializer(serializers.ModelSerializer):
     repository = serializers.CharField(source="repository.full_name")
     eta_seconds = serializers.SerializerMethodField()
     status_display = serializers.CharField(source="get_status_display", read_only=True)
+    stalled = serializers.SerializerMethodField(
+        help_text="Why an active job seems stuck (no progress for MINING_STALLED_MINUTES), or null."
+    )
 
     class Meta:
         model = ImportJob
@@ -136,8 +140,11 @@ class ImportJobSerializer(serializers.ModelSerializer):
             "api_requests_not_modified", "rate_limit_waits", "rate_limit_remaining",
             "rate_limit_reset_at", "token_index",
             "skipped_items", "error_reason", "created_at", "started_at", "finished_at",
-            "eta_seconds",
+            "eta_seconds", "stalled", "updated_at",
         ]  # fmt: skip
+
+    def get_stalled(self, job: ImportJob) -> str | None:
+        return import_job_stall_note(job)
 
     def get_eta_seconds(self, job: ImportJob) -> int | None:
         if not job.is_active or not job.started_at or not job.reports_total or not job.reports_done:

@@ -56,6 +56,13 @@ def report_detail(request, pk: int):
     )
 
 
+def _with_stall_notes(jobs) -> list[ImportJob]:
+    jobs = list(jobs)
+    for job in jobs:
+        job.stall_note = selectors.import_job_stall_note(job)
+    return jobs
+
+
 def import_list(request, typed=None, status=200):
     """The jobs, and the form to start one (`typed`: what was typed before an error)."""
     require_manage_imports(request.user)
@@ -63,7 +70,7 @@ def import_list(request, typed=None, status=200):
         request,
         "mining/import_list.html",
         {
-            "jobs": selectors.import_job_list()[:100],
+            "jobs": _with_stall_notes(selectors.import_job_list()[:100]),
             "can_manage": user_can_manage_imports(request.user),
             "apis": [ImportJob.Api.GRAPHQL, ImportJob.Api.REST],
             "typed": typed or {},

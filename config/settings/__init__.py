@@ -252,6 +252,9 @@ GITHUB_GRAPHQL_PAGE_SIZE = int(os.environ.get("GITHUB_GRAPHQL_PAGE_SIZE", "100")
 MINING_FETCH_PATCHES = os.environ.get("MINING_FETCH_PATCHES", "lazy")
 MINING_PATCH_MAX_CHARS = int(os.environ.get("MINING_PATCH_MAX_CHARS", "20000"))
 MINING_FILE_PAGE_SIZE = 500
+# An active import with no progress for this long is shown as stalled (its worker may have
+# stopped; the broker redelivers its task only after the visibility timeout).
+MINING_STALLED_MINUTES = int(os.environ.get("MINING_STALLED_MINUTES", "15"))
 MINING_IMPORT_TIME_LIMIT_SECONDS = int(os.environ.get("MINING_IMPORT_TIME_LIMIT_SECONDS", "21600"))
 # ---- end of mining block -------------------------------------------------------------------
 

@@ -44,6 +44,13 @@
         reason.textContent = job.error_reason;
         status.appendChild(reason);
       }
+      if (job.stalled) {
+        var stalled = document.createElement("div");
+        stalled.className = "error small stalled";
+        stalled.setAttribute("data-testid", "stalled");
+        stalled.textContent = job.stalled;
+        status.appendChild(stalled);
+      }
     }
   }
 

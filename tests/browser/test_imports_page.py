@@ -150,3 +150,25 @@ def test_progress_row_shows_eta_rate_limit_and_a_failure_as_it_happens(page, sig
     expect(row.locator(".remaining")).to_have_text("4315")
     expect(row.get_by_role("button", name="Re-run")).to_be_visible()
     expect(row.get_by_role("button", name="Cancel")).to_be_hidden()
+
+
+def test_a_stalled_job_says_so_until_it_moves_again(page, sign_in, lead):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from mining.models import ImportJob
+    from tests.mining.factories import ImportJobFactory
+
+    job = ImportJobFactory(status=ImportJob.Status.RUNNING, reports_total=250, reports_done=100)
+    ImportJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - dt.timedelta(minutes=40))
+    sign_in(lead)
+    page.goto("/imports/")
+    row = page.locator(f'#import-jobs tr[data-job="{job.pk}"]')
+    expect(row.get_by_test_id("stalled")).to_contain_text("No progress for 40 min")
+    expect(row.get_by_role("button", name="Cancel")).to_be_visible()
+
+    # Its worker comes back: the next poll shows the progress and drops the note.
+    ImportJob.objects.filter(pk=job.pk).update(reports_done=150, updated_at=timezone.now())
+    expect(row.locator(".done")).to_have_text("150", timeout=15_000)
+    expect(row.get_by_test_id("stalled")).to_have_count(0)

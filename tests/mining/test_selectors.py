@@ -148,3 +148,51 @@ def test_measure_values_of_a_filter_matching_nothing_need_no_query(django_assert
         values = selectors.report_measure_values(reports=BugReport.objects.filter(pk__in=[]))
 
     assert values["comments"] == []
+
+
+class TestImportJobStallNote:
+    """An active job silent for MINING_STALLED_MINUTES is shown as stalled, with what to do."""
+
+    NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
+
+    def job(self, status, quiet_minutes, **fields):
+        job = factories.ImportJobFactory(status=status, **fields)
+        job.updated_at = self.NOW - dt.timedelta(minutes=quiet_minutes)
+        return job
+
+    def note(self, job):
+        return selectors.import_job_stall_note(job, now=self.NOW)
+
+    @pytest.fixture(autouse=True)
+    def redis(self, settings):
+        settings.MINING_STALLED_MINUTES = 15
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3 * 3600}
+
+    def test_a_running_job_is_stalled_after_the_quiet_time_not_before(self):
+        assert self.note(self.job("running", 14)) is None
+        note = self.note(self.job("running", 16))
+        assert note.startswith("No progress for 16 min: its worker may have stopped.")
+        assert "Redis gives its task to another worker 3 h after it started" in note
+        assert note.endswith(
+            "Cancel, then Re-run, to go on now (the pages stored so far are kept)."
+        )
+
+    def test_a_waiting_job_counts_from_its_rate_limit_reset(self):
+        reset = self.NOW - dt.timedelta(minutes=10)
+        assert self.note(self.job("waiting", 60, rate_limit_reset_at=reset)) is None
+        reset = self.NOW - dt.timedelta(minutes=20)
+        assert "No progress for 20 min" in self.note(
+            self.job("waiting", 60, rate_limit_reset_at=reset)
+        )
+
+    def test_a_queued_job_not_taken_says_the_workers_are_busy_or_gone(self):
+        assert self.note(self.job("queued", 30)).startswith("Not started after 30 min")
+
+    def test_a_finished_job_is_never_stalled(self):
+        for status in ("done", "failed", "cancelled"):
+            assert self.note(self.job(status, 600)) is None
+
+    def test_without_redis_no_redelivery_is_promised(self, settings):
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"data_folder_in": "/srv/labeler/queue"}
+        note = self.note(self.job("running", 16))
+        assert "Redis" not in note and "Cancel, then Re-run" in note

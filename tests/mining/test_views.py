@@ -180,3 +180,23 @@ def test_import_page_keeps_what_was_typed_after_an_error(client, lead):
     assert 'value="not a repository"' in page
     assert '<option value="rest" selected>' in page and '<option value="closed" selected>' in page
     assert not ImportJob.objects.exists()
+
+
+def test_import_page_and_api_say_which_active_job_is_stalled(client, lead):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    quiet = factories.ImportJobFactory(status=ImportJob.Status.RUNNING)
+    busy = factories.ImportJobFactory(status=ImportJob.Status.RUNNING)
+    # updated_at is auto_now: the silence is set behind save()'s back, as a dead worker's is.
+    ImportJob.objects.filter(pk=quiet.pk).update(
+        updated_at=timezone.now() - dt.timedelta(minutes=40)
+    )
+    client.force_login(lead)
+    page = client.get("/imports/").content.decode()
+    assert page.count('data-testid="stalled"') == 1
+    assert "No progress for 40 min: its worker may have stopped." in page
+    jobs = {job["id"]: job for job in client.get("/api/imports/").json()["results"]}
+    assert jobs[quiet.pk]["stalled"].startswith("No progress for 40 min")
+    assert jobs[busy.pk]["stalled"] is None
