@@ -167,6 +167,7 @@ def test_a_stalled_job_says_so_until_it_moves_again(page, sign_in, lead):
     row = page.locator(f'#import-jobs tr[data-job="{job.pk}"]')
     expect(row.get_by_test_id("stalled")).to_contain_text("No progress for 40 min")
     expect(row.get_by_role("button", name="Cancel")).to_be_visible()
+    page.screenshot(path="test-artifacts/imports-stalled.png", full_page=True)
 
     # Its worker comes back: the next poll shows the progress and drops the note.
     ImportJob.objects.filter(pk=job.pk).update(reports_done=150, updated_at=timezone.now())
