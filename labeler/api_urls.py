@@ -3,7 +3,15 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import adjudication, agreement, board, coding, export, label_imports
+from labeler.api import (
+    adjudication,
+    agreement,
+    board,
+    codebook_migration,
+    coding,
+    export,
+    label_imports,
+)
 from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
@@ -44,6 +52,7 @@ urlpatterns = [
     *coding.urlpatterns,
     *adjudication.urlpatterns,
     *export.urlpatterns,
+    *codebook_migration.urlpatterns,
     *board.urlpatterns,
     *label_imports.urlpatterns,
     *router.urls,

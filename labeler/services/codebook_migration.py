@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from config.api import CONFLICT
 from labeler.labels import scheme_forget
 from labeler.models import (
     Annotation,
@@ -88,7 +89,8 @@ def study_codebook_migrate(
         raise ValidationError(
             f"{plan.holds} item(s) of study {study.slug!r} are held by annotators right now; "
             "migrate once they are submitted or their holds expire "
-            f"(after {study.hold_timeout})"
+            f"(after {study.hold_timeout})",
+            code=CONFLICT,
         )
     counts = plan.counts
     if dry_run:
