@@ -5,7 +5,6 @@ dragged under another), then freezes it and follows its links to the new codeboo
 carry-over and a closed study on the new version."""
 
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -27,18 +26,11 @@ CSP = (
 
 
 @pytest.fixture
-def board_page(page, live_server):
-    """The page, refusing anything from elsewhere, with the CSP on the board's pages; fails
-    on any script error or policy violation."""
-    server = urlsplit(live_server.url).netloc
-    outside, errors = [], []
-
-    def only_local(route):
-        if urlsplit(route.request.url).netloc in (server, ""):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
+def board_page(offline):
+    """The shared `offline` page (tests/browser/conftest.py: nothing from elsewhere, no script
+    error), with the CSP on the board's pages; fails on any policy violation."""
+    page = offline
+    violations = []
 
     def with_csp(route):
         response = route.fetch()
@@ -47,18 +39,15 @@ def board_page(page, live_server):
         )
 
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.route("**/*", only_local)
     page.route(re.compile(r"/studies/[^/]+/board/$"), with_csp)
-    page.on("pageerror", lambda error: errors.append(str(error)))
     page.on(
         "console",
         lambda message: (
-            errors.append(message.text) if "Content Security Policy" in message.text else None
+            violations.append(message.text) if "Content Security Policy" in message.text else None
         ),
     )
     yield page
-    assert outside == [], outside
-    assert errors == [], errors
+    assert violations == [], violations
 
 
 @pytest.fixture
