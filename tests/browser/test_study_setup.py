@@ -60,8 +60,10 @@ def test_researcher_previews_the_sample_then_creates_the_study(
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Performance bugs 2024")
     expect(page.get_by_test_id("items-complete")).to_have_text("0 / 92")
-    expect(page.get_by_test_id("guidelines").locator("h2", has_text="How to label")).to_be_visible()
-    expect(page.get_by_test_id("guidelines")).to_contain_text("<script>x()</script>")
+    # "## How to label" under the card's own "Guidelines" <h2>: an <h4>.
+    guidelines = page.get_by_test_id("guidelines")
+    expect(guidelines.locator("h4", has_text="How to label")).to_be_visible()
+    expect(guidelines).to_contain_text("<script>x()</script>")
     study = Study.objects.get(slug="perf-2024")
     assert study.items.count() == 92 and study.seed == int(seed)
     page.screenshot(path="test-artifacts/study-detail.png", full_page=True)
