@@ -72,7 +72,9 @@ def _collection(collection: dict) -> list[str]:
                 batch["sample_size"],
                 batch["seed"],
                 "; ".join(
-                    f"{s['key']}: {s['population']} / {s['sample']}" for s in batch["strata"]
+                    f"{s['key'] if s['key'] is not None else 'all (not stratified)'}: "
+                    f"{s['population']} / {s['sample']}"
+                    for s in batch["strata"]
                 ),
             ]
             for batch in collection["batches"]
@@ -108,6 +110,8 @@ def _final_labels(final: dict, annotators: int) -> list[str]:
         f"{final['items']} items, {final['final_items']} final; {annotators} annotators.",
         "",
     ]
+    if not methods:
+        return [*lines, "No final label yet.", ""]
     return lines + _table(
         ["dimension", *methods],
         [

@@ -138,3 +138,15 @@ def test_the_version_without_git_is_the_package_version(monkeypatch):
 
     monkeypatch.setattr(datasheet.shutil, "which", lambda name: None)
     assert datasheet.software_version() == importlib.metadata.version("bug-labeler")
+
+
+def test_markdown_of_an_unstratified_batch_and_no_final_label(sheet):
+    """A batch drawn without strata has one stratum of key null; no final label, no table of
+    methods with no column."""
+    _, data = sheet
+    data["collection"]["batches"][0]["strata"] = [{"key": None, "population": 40, "sample": 5}]
+    data["final_labels"]["by_dimension"] = {"root-cause": {}, "impact": {}}
+    text = datasheet_markdown(data)
+    assert "| all (not stratified): 40 / 5 |" in text and "None" not in text
+    labels = text[text.index("## Labels") : text.index("## Agreement")]
+    assert "No final label yet." in labels and "|" not in labels
