@@ -8,6 +8,7 @@ import io
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.downloads import download
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import decided_study
 from tests.mining.factories import BugReportFactory, RepositoryFactory
@@ -47,11 +48,8 @@ def expect_every_chart_drawn_with_its_table(page, empty=()):
 
 def download_csv(page, table):
     link = table.locator("xpath=following-sibling::p[1]/a")
-    with page.expect_download() as caught:
-        link.click()
-    download = caught.value
-    with open(download.path(), encoding="utf-8", newline="") as file:
-        return download.suggested_filename, list(csv.reader(io.StringIO(file.read())))
+    name, text = download(page, link.click)
+    return name, list(csv.reader(io.StringIO(text, newline="")))
 
 
 def test_a_lead_reads_the_study_analysis(offline, sign_in, annotator, lead, researcher, make_user):

@@ -8,17 +8,10 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.downloads import download
 from tests.labeler.final_labels import ITEMS, decided_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def download(page, click):
-    with page.expect_download() as caught:
-        click()
-    found = caught.value
-    with open(found.path(), encoding="utf-8", newline="") as file:
-        return found.suggested_filename, file.read()
 
 
 def test_a_researcher_reads_the_datasheet_and_downloads_each_format(
