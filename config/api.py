@@ -8,6 +8,7 @@ naming it (StrictFilterBackend, StrictBooleanFilter).
 """
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 
 import django_filters
@@ -67,6 +68,55 @@ def json_nesting_exceeds(body: bytes, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children)
     return False
+
+
+# What a JSON string may hold but PostgreSQL text cannot: the NUL character (\u0000), and a
+# lone UTF-16 surrogate (\ud800), which is no character at all and cannot be encoded.
+NUL_MESSAGE = "must not contain the NUL character"
+_ESCAPES_TO_CHECK = re.compile(rb"\\u(0000|[dD][89a-fA-F])")
+
+
+def text_problem(text: str) -> str | None:
+    """Why `text` cannot be stored, or None."""
+    if "\x00" in text:
+        return NUL_MESSAGE
+    for position, char in enumerate(text):
+        if "\ud800" <= char <= "\udfff":
+            return (
+                f"has a lone surrogate (\\u{ord(char):04x}) at character {position + 1}, "
+                "which is not Unicode text"
+            )
+    return None
+
+
+def json_text_problems(body: bytes) -> dict[str, list[str]]:
+    """The strings (and keys) of the JSON document `body` that no database column can hold,
+    named as the API names a field (`codes.root-cause[2]`). Both can only be written as
+    escapes, so a body without one is not decoded."""
+    if not _ESCAPES_TO_CHECK.search(body):
+        return {}
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return {}
+    problems: dict[str, list[str]] = {}
+    stack = [(value, "")]
+    while stack:
+        node, name = stack.pop()
+        if isinstance(node, str):
+            problem = text_problem(node)
+            if problem:
+                problems[name or "non_field_errors"] = [problem]
+        elif isinstance(node, list):
+            stack.extend((child, f"{name}[{index}]") for index, child in enumerate(node))
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                problem = text_problem(key)
+                if problem:
+                    problems[name or "non_field_errors"] = [f"a key {problem}"]
+                    continue
+                stack.append((child, f"{name}.{key}" if name else key))
+    return dict(sorted(problems.items()))
 
 
 def unknown_field_message(name: str, known: Iterable[str], what: str = "field") -> str:

@@ -31,8 +31,11 @@ def is_api(request) -> bool:
     return request.path_info.startswith(API_PREFIX)
 
 
-def api_error(status: int, message: str, **headers: str) -> JsonResponse:
-    return JsonResponse({"message": message, "fields": {}}, status=status, headers=headers)
+def api_error(
+    status: int, message: str, fields: dict[str, list[str]] | None = None, **headers: str
+) -> JsonResponse:
+    body = {"message": message, "fields": fields or {}}
+    return JsonResponse(body, status=status, headers=headers)
 
 
 def sentence(message: str) -> str:

@@ -2,7 +2,7 @@
 
 from django.core.exceptions import RequestDataTooBig
 
-from config.api import MAX_JSON_DEPTH, json_nesting_exceeds
+from config.api import MAX_JSON_DEPTH, json_nesting_exceeds, json_text_problems
 from config.errors import api_error, body_too_large, is_api
 
 
@@ -12,7 +12,8 @@ def _is_json(content_type: str) -> bool:
 
 class ApiBodyMiddleware:
     """Every API body within DATA_UPLOAD_MAX_MEMORY_SIZE (413), and every JSON body nested at
-    most MAX_JSON_DEPTH levels (400), in the API's error body.
+    most MAX_JSON_DEPTH levels and with no string a database column cannot hold (a NUL, a lone
+    surrogate) (400, naming the field), in the API's error body.
 
     Here rather than in a parser: a view may name its own parsers, and Django applies the size
     limit only when the body is read through it (DRF's parsers read the raw stream).
@@ -27,8 +28,15 @@ class ApiBodyMiddleware:
                 body = request.body
             except RequestDataTooBig:
                 return body_too_large(request)
-            if _is_json(request.content_type) and json_nesting_exceeds(body, MAX_JSON_DEPTH):
+            if not _is_json(request.content_type):
+                return self.get_response(request)
+            if json_nesting_exceeds(body, MAX_JSON_DEPTH):
                 return api_error(
                     400, f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels"
                 )
+            problems = json_text_problems(body)
+            if problems:
+                field, messages = next(iter(problems.items()))
+                where = "" if field == "non_field_errors" else f"{field}: "
+                return api_error(400, f"{where}{messages[0]}", problems)
         return self.get_response(request)

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.test import Client
 
-from config.api import MAX_JSON_DEPTH, json_nesting_exceeds
+from config.api import MAX_JSON_DEPTH, json_nesting_exceeds, json_text_problems
 from labeler.services.assignment import assignment_next
 from tests.labeler.factories import TEST_PASSWORD
 
@@ -142,3 +142,47 @@ def test_a_page_over_the_size_limit_answers_an_html_413(settings, annotator):
     assert response.status_code == 413
     assert response["Content-Type"].startswith("text/html")
     assert b"The request body is larger than 1,000 bytes." in response.content
+
+
+# Strings no database column holds, as a JSON body can write them; each body reaches its view
+# with a valid token or session, so that only the string is wrong.
+LONE = "\ud800"
+UNHOLDABLE = [
+    ("/api/auth/token/", {"username": f"ann{LONE}", "password": "x"}, "username"),
+    ("/api/studies/", {"name": f"Perf {LONE}", "slug": "perf-2"}, "name"),
+    ("/api/studies/preview/", {"frame": {"keywords": [LONE]}}, "frame.keywords[0]"),
+    ("/api/imports/", {"repository": f"tensorflow/{LONE}"}, "repository"),
+    ("/api/studies/preview/", {"frame": {"labels": ["ok", "a\x00b"]}}, "frame.labels[1]"),
+    ("/api/studies/preview/", {"frame": {f"key{LONE}": 1}}, "frame"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), UNHOLDABLE)
+def test_a_string_no_database_holds_is_a_400_naming_its_field(signed_in, path, body, field):
+    from labeler.models import Study
+    from mining.models import ImportJob
+
+    before = (Study.objects.count(), ImportJob.objects.count())
+
+    response = post_json(signed_in, path, json.dumps(body))
+
+    assert response.status_code == 400
+    answer = response.json()
+    assert list(answer["fields"]) == [field]
+    assert answer["message"].startswith(f"{field}: ")
+    assert (Study.objects.count(), ImportJob.objects.count()) == before
+
+
+def test_a_surrogate_pair_is_a_character_and_passes(signed_in):
+    body = json.dumps({"codebook": "x", "frame": {"keywords": ["\U0001f600"]}})
+    assert "\\ud83d\\ude00" in body
+
+    assert not json_text_problems(body.encode())
+    assert post_json(signed_in, "/api/studies/preview/", body).status_code != 500
+
+
+def test_an_escaped_backslash_before_u0000_is_text():
+    assert json_text_problems(json.dumps({"note": "\\u0000"}).encode()) == {}
+    assert json_text_problems(json.dumps({"note": "\x00"}).encode()) == {
+        "note": ["must not contain the NUL character"]
+    }

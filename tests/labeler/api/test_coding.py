@@ -1,6 +1,8 @@
 """Open coding through the API: studies created open, codes on submit and in every labelling
 answer, and the codes and saturation endpoints for every role."""
 
+import json
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -236,6 +238,23 @@ def test_bad_codes_are_a_400_naming_the_code(study, annotator):
     assert not CodeUse.objects.exists()
     response = client.post(url, {"labels": {}, "codes": {"symptom": ["oom"]}}, format="json")
     assert_error(response, "labels.root-cause", "choose a category or write a code")
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [("leak \ud800", ["lone surrogate (\\ud800) at character 6"]), ("le\x00ak", ["NUL"])],
+)
+def test_a_code_no_database_can_hold_is_a_400_naming_it(study, annotator, code, words):
+    client = client_for(annotator)
+    held = next_item(client).json()
+    url = f"/api/assignments/{held['assignment']}/submit/"
+    body = json.dumps({"labels": {}, "codes": {"root-cause": ["cache", code]}})
+
+    response = client.post(url, body, content_type="application/json")
+
+    assert_error(response, "codes.root-cause[1]", *words)
+    assert not CodeUse.objects.exists()
+    assert Assignment.objects.get(pk=held["assignment"]).status == "held"
 
 
 def test_a_closed_study_refuses_codes_in_a_submit(annotator):
