@@ -9,10 +9,13 @@ database for the signed-in user.
 import sys
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 
 API_PREFIX = "/api/"
 # PostgreSQL closing connections under load (or restarting) passes within seconds; the next
@@ -70,6 +73,22 @@ def page_not_found(request, exception):
     if is_api(request):
         return api_error(404, "Not found.")
     return defaults.page_not_found(request, exception)
+
+
+@csrf_exempt
+@login_not_required
+def api_not_found(request, path: str = ""):
+    """Every address under /api/ that no endpoint takes, in every mode: with DEBUG on, Django
+    answers an unknown address with its page listing every route, not with handler404. A GET
+    that lacks only its final slash is sent on, as CommonMiddleware would."""
+    if (
+        settings.APPEND_SLASH
+        and request.method in ("GET", "HEAD")
+        and not request.path_info.endswith("/")
+        and resolve(f"{request.path_info}/").func is not api_not_found
+    ):
+        return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    return api_error(404, "Not found.")
 
 
 def server_error(request):

@@ -4,11 +4,12 @@ app), plus what belongs to no app: sign-in, the admin, the API schema and its do
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
 from config.auth import AdminLoginForm, LoginForm, ObtainTokenView, TokenViewSet
+from config.errors import api_not_found
 
 auth_router = SimpleRouter()
 auth_router.register("auth/tokens", TokenViewSet, basename="api-tokens")
@@ -22,6 +23,8 @@ api_patterns = [
     # mining's /api/reports/{id}/.
     path("", include("labeler.api_urls")),
     path("", include("mining.api_urls")),
+    # Last: whatever no endpoint takes answers the API's JSON 404, DEBUG on or off.
+    re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),
 ]
 
 admin.site.login_form = AdminLoginForm

@@ -5,7 +5,7 @@ import psycopg2
 import pytest
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import close_old_connections, connection
-from django.test import Client
+from django.test import Client, override_settings
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from config.errors import DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE
@@ -104,6 +104,34 @@ def test_an_unknown_api_address_is_a_404_in_json(admin_user):
     assert response.status_code == 404
     assert response.json() == {"message": "Not found.", "fields": {}}
     assert Client().get("/api/no-such-thing/").json() == {"message": "Not found.", "fields": {}}
+
+
+@pytest.mark.django_db
+@override_settings(DEBUG=True)
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])
+@pytest.mark.parametrize(
+    "path", ["/api/no-such-thing/", "/api/no-such-thing", "/api/studies/x/y/z/", "/api/%00/"]
+)
+def test_an_unknown_api_address_is_the_json_404_with_debug_on(admin_user, method, path):
+    """`make run` serves with DEBUG on, where Django's own 404 page lists every route."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin_user)
+
+    for answer in (getattr(client, method)(path), getattr(Client(), method)(path)):
+        assert answer.status_code == 404
+        assert answer.json() == {"message": "Not found.", "fields": {}}
+
+
+@pytest.mark.django_db
+@override_settings(DEBUG=True)
+def test_an_api_address_without_its_final_slash_is_still_sent_on(admin_user):
+    client = Client()
+    client.force_login(admin_user)
+
+    response = client.get("/api/studies?page=2")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/api/studies/?page=2"
 
 
 @pytest.mark.django_db
