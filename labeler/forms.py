@@ -18,7 +18,15 @@ from labeler.analysis.study import LEVELS, REPOSITORY, axis_choices, final_label
 from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.labels import Scheme
 from labeler.models import Study, StudyMember
-from labeler.sampling import SampleMode, SampleSpec, SampleSpecError
+from labeler.sampling import (
+    CONFIDENCE_MAX,
+    CONFIDENCE_MIN,
+    MARGIN_MAX,
+    MARGIN_MIN,
+    SampleMode,
+    SampleSpec,
+    SampleSpecError,
+)
 from labeler.services.coding import open_dimensions_parse
 from labeler.services.studies import (
     HOLD_MINUTES_MAX,
@@ -113,21 +121,20 @@ class SampleFieldsMixin(forms.Form):
         widget=forms.RadioSelect,
     )
     sample_size = forms.IntegerField(label="Sample size", min_value=1, required=False)
+    # Their bounds are the sampling module's, which words the error (as for the API).
     confidence = forms.FloatField(
         label="Confidence level",
         initial=0.95,
         required=False,
-        min_value=0.5,
-        max_value=0.999,
-        widget=forms.NumberInput(attrs={"step": "0.01"}),
+        widget=forms.NumberInput(
+            attrs={"step": "0.01", "min": CONFIDENCE_MIN, "max": CONFIDENCE_MAX}
+        ),
     )
     margin = forms.FloatField(
         label="Margin of error",
         initial=0.05,
         required=False,
-        min_value=0.005,
-        max_value=0.5,
-        widget=forms.NumberInput(attrs={"step": "0.005"}),
+        widget=forms.NumberInput(attrs={"step": "0.005", "min": MARGIN_MIN, "max": MARGIN_MAX}),
     )
     stratify = forms.ChoiceField(label="Stratify by", choices=(), required=False)
     seed = forms.IntegerField(
@@ -156,7 +163,9 @@ class SampleFieldsMixin(forms.Form):
             spec["confidence"] = data.get("confidence")
             spec["margin"] = data.get("margin")
         try:
-            return SampleSpec.from_dict(spec)
+            sample = SampleSpec.from_dict(spec)
+            sample.bounds_check()
+            return sample
         except SampleSpecError as error:
             field, _, message = str(error).partition(": ")
             self.add_error(SERVICE_ERROR_FIELDS.get(field, field), message)

@@ -21,6 +21,13 @@ class SampleMode(StrEnum):
     CONFIDENCE = "confidence"
 
 
+# The confidence levels and margins of error a new draw may ask for, at every door (API, set-up
+# page, command): beyond them Cochran's size is a million items per report or a float's
+# rounding (a confidence of 0.9999999999999999 is 1, whose quantile is infinite).
+CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
+MARGIN_MIN, MARGIN_MAX = 0.005, 0.5
+
+
 class SampleSpecError(ValueError):
     """A sampling specification that cannot be used; the message names the field."""
 
@@ -43,6 +50,22 @@ class SampleSpec:
                 raise SampleSpecError("confidence: must be between 0 and 1, e.g. 0.95")
             if self.margin is None or not 0 < self.margin < 1:
                 raise SampleSpecError("margin: must be between 0 and 1, e.g. 0.05")
+
+    def bounds_check(self) -> None:
+        """Refuse a confidence level or margin outside the bounds a new draw may ask for (a
+        stored spec is read without them: its draw was made)."""
+        if self.mode is not SampleMode.CONFIDENCE:
+            return
+        if not CONFIDENCE_MIN <= self.confidence <= CONFIDENCE_MAX:
+            raise SampleSpecError(
+                f"confidence: must be between {CONFIDENCE_MIN} and {CONFIDENCE_MAX}, e.g. 0.95 "
+                f"(not {self.confidence!r})"
+            )
+        if not MARGIN_MIN <= self.margin <= MARGIN_MAX:
+            raise SampleSpecError(
+                f"margin: must be between {MARGIN_MIN} and {MARGIN_MAX}, e.g. 0.05 "
+                f"(not {self.margin!r})"
+            )
 
     @classmethod
     def from_dict(cls, data: Mapping) -> SampleSpec:

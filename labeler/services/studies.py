@@ -145,11 +145,12 @@ def study_batch_append(
 
 
 def sample_spec_parse(sample: SampleSpec | dict) -> SampleSpec:
-    """A SampleSpec from itself or its dict form; errors name the field (`sample.size`)."""
-    if isinstance(sample, SampleSpec):
-        return sample
+    """A SampleSpec from itself or its dict form, within the bounds a new draw may ask for;
+    errors name the field (`sample.size`)."""
     try:
-        return SampleSpec.from_dict(sample)
+        spec = sample if isinstance(sample, SampleSpec) else SampleSpec.from_dict(sample)
+        spec.bounds_check()
+        return spec
     except SampleSpecError as error:
         field, _, message = str(error).partition(": ")
         raise ValidationError({f"sample.{field}": message}) from None

@@ -167,3 +167,20 @@ def test_sample_warnings_say_when_a_fixed_size_is_capped_at_the_frame():
     assert sample_warnings(SampleSpec(), 43) == []
     confidence = SampleSpec(mode=SampleMode.CONFIDENCE, confidence=0.95, margin=0.05)
     assert sample_warnings(confidence, 43) == []
+
+
+@pytest.mark.parametrize(
+    ("confidence", "margin", "field"),
+    [
+        (0.9999999999999999, 0.05, "confidence"),
+        (0.49, 0.05, "confidence"),
+        (0.95, 1e-300, "margin"),
+    ],
+)
+def test_a_new_draw_is_bounded_where_a_stored_spec_is_not(confidence, margin, field):
+    spec = SampleSpec(mode=SampleMode.CONFIDENCE, confidence=confidence, margin=margin)
+
+    with pytest.raises(SampleSpecError, match=rf"^{field}: must be between"):
+        spec.bounds_check()
+    assert SampleSpec.from_dict(spec.to_dict()) == spec
+    SampleSpec(mode=SampleMode.CONFIDENCE, confidence=0.999, margin=0.005).bounds_check()

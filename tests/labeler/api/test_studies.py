@@ -231,3 +231,46 @@ def test_a_study_names_its_sample_as_a_preview_takes_it(study, lead, repo_report
     assert read["sample"]["mode"] == "size" and read["sample"]["size"] == 2
     assert again.status_code == 200, again.json()
     assert again.json()["sample_size"] == created.json()["batch"]["sample_size"]
+
+
+EDGE_SAMPLES = [
+    ({"margin": 1e-300, "confidence": 0.95}, "sample.margin", ["0.005 and 0.5", "1e-300"]),
+    ({"margin": 0.05, "confidence": 0.9999999999999999}, "sample.confidence", ["0.5 and 0.999"]),
+    ({"margin": 0.6, "confidence": 0.95}, "sample.margin", ["0.005 and 0.5"]),
+    ({"margin": 0.05, "confidence": 0.1}, "sample.confidence", ["0.5 and 0.999"]),
+]
+
+
+@pytest.mark.parametrize(("sample", "field", "words"), EDGE_SAMPLES)
+@pytest.mark.parametrize("door", ["preview", "create", "batches"])
+def test_sampling_at_the_edges_is_a_400_naming_the_field(
+    study, lead, repo_reports, sample, field, words, door
+):
+    body = {"frame": {"repositories": ["demo-org/torch-demo"]}, "sample": {"mode": "confidence"}}
+    body["sample"].update(sample)
+    path = {
+        "preview": "/api/studies/preview/",
+        "create": "/api/studies/",
+        "batches": "/api/studies/perf/batches/",
+    }[door]
+    if door != "batches":
+        body = create_body(study, **body)
+    before = (Study.objects.count(), StudyBatch.objects.count())
+
+    response = client_for(lead).post(path, body, format="json")
+
+    assert_error(response, field, *words)
+    assert (Study.objects.count(), StudyBatch.objects.count()) == before
+
+
+def test_sampling_within_the_bounds_draws(study, lead, repo_reports):
+    body = create_body(
+        study,
+        frame={"repositories": ["demo-org/torch-demo"]},
+        sample={"mode": "confidence", "confidence": 0.999, "margin": 0.005},
+    )
+
+    response = client_for(lead).post("/api/studies/preview/", body, format="json")
+
+    assert response.status_code == 200
+    assert response.json()["sample_size"] == 5

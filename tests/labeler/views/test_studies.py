@@ -507,6 +507,28 @@ def test_a_hold_time_out_of_range_is_shown_on_its_field(client, researcher, fram
     assert not Study.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("margin", "1e-300", "must be between 0.005 and 0.5, e.g. 0.05 (not 1e-300)"),
+        ("confidence", "0.9999999999999999", "must be between 0.5 and 0.999, e.g. 0.95"),
+    ],
+)
+@pytest.mark.parametrize("action", ["preview", "create"])
+def test_sampling_out_of_bounds_is_shown_on_its_field_in_the_apis_words(
+    client, researcher, frame_reports, field, value, expected, action
+):
+    """The page and the API share the sampling module's bounds and words."""
+    client.force_login(researcher)
+    data = setup_data(labelling_codebook(), **{field: value})
+
+    html = client.post("/studies/new/", {**data, "action": action}).content.decode()
+
+    error = re.search(rf'data-testid="error-{field}">([^<]*)<', html).group(1)
+    assert error.startswith(expected)
+    assert not Study.objects.exists()
+
+
 def test_an_empty_frame_is_explained_and_no_study_is_created(client, researcher, frame_reports):
     client.force_login(researcher)
     data = setup_data(
