@@ -20,6 +20,9 @@ OPTIONAL_COLUMNS = ("note",)
 NON_EMPTY_CELLS = ("item", "annotator", "dimension")
 ITEM_PATTERN = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>[1-9][0-9]*)$")
 VALUE_SEPARATOR = ";"
+# The largest number an item can have: report numbers are stored as 32-bit integers (GitHub's
+# issue numbers are far below it).
+ITEM_NUMBER_MAX = 2**31 - 1
 # Problems listed in full; the rest are counted. A mistake repeated on every row of a large
 # file would otherwise bury the others.
 MAX_PROBLEMS = 50
@@ -101,6 +104,13 @@ def read_label_file(data: bytes, source: str = "file") -> LabelFile:
     columns = _columns(header, source)
     found = LabelFile()
     _read_rows(reader, columns, source, found)
+    if not (found.rows or found.problems):
+        raise AnnotationFileError(
+            [
+                f"{source}: no labels: the file has its header and no row with a cell filled "
+                "in (rows of empty cells are skipped)"
+            ]
+        )
     return found
 
 
@@ -179,6 +189,18 @@ def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> Non
                 _problem(source, start, f"item {item!r} is not owner/name#number")
             )
             continue
+        number = match["number"]
+        if len(number) > len(str(ITEM_NUMBER_MAX)) or int(number) > ITEM_NUMBER_MAX:
+            shown = item if len(item) <= 60 else f"{item[:50]}… ({len(number)} digits)"
+            found.problems.append(
+                _problem(
+                    source,
+                    start,
+                    f"item {shown!r}: the number is past {ITEM_NUMBER_MAX:,}, the largest an "
+                    "item can have",
+                )
+            )
+            continue
         # GitHub names are case-insensitive: PyTorch/PyTorch#1 is pytorch/pytorch#1.
         key = (item.lower(), annotator, dimension)
         if key in first_seen:
@@ -197,7 +219,7 @@ def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> Non
             LabelRow(
                 line=start,
                 repository=match["repo"],
-                number=int(match["number"]),
+                number=int(number),
                 annotator=annotator,
                 dimension=dimension,
                 values=values,

@@ -178,3 +178,42 @@ def test_the_row_count_is_the_imports_blank_rows_left_out_bad_ones_in():
     assert row_count(as_bytes(text)) == 3 == len(found.rows) + len(found.problems)
     assert row_count(b"\xff\xfe") is None
     assert row_count(b"") == 0
+
+
+def test_an_item_number_past_what_an_item_can_have_is_a_bad_row_naming_line_and_column():
+    long = "9" * 5000
+    text = (
+        "item,annotator,dimension,value\n"
+        "a/b#2147483647,ann,root-cause,x\n"
+        "a/b#2147483648,ann,root-cause,x\n"
+        "a/b#18446744073709551616,ann,impact,x\n"
+        f"a/b#{long},ann,root-cause,y\n"
+    )
+
+    found = read_label_file(text.encode(), "labels.csv")
+
+    assert [row.number for row in found.rows] == [2147483647]
+    assert [problem.text for problem in found.problems] == [
+        "labels.csv:3: item 'a/b#2147483648': the number is past 2,147,483,647, the largest an "
+        "item can have",
+        "labels.csv:4: item 'a/b#18446744073709551616': the number is past 2,147,483,647, the "
+        "largest an item can have",
+        f"labels.csv:5: item 'a/b#{'9' * 46}… (5000 digits)': the number is past 2,147,483,647, "
+        "the largest an item can have",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "item,annotator,dimension,value\n",
+        "item,annotator,dimension,value",
+        "item,annotator,dimension,value\n,,,\n",
+        "item,annotator,dimension,value,note\n , ,,,\n\n",
+    ],
+)
+def test_a_file_with_no_row_after_its_header_is_refused(text):
+    assert file_error(text) == [
+        "labels.csv: no labels: the file has its header and no row with a cell filled in (rows "
+        "of empty cells are skipped)"
+    ]

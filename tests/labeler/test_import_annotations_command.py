@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from labeler.annotation_csv import MAX_PROBLEMS
-from labeler.models import Annotation, Assignment, StudyMember
+from labeler.models import Annotation, Assignment, LabelImport, StudyMember
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
@@ -110,3 +110,17 @@ def test_final_labels_problems_are_reported_by_line(study, tmp_path):
     ]
     with pytest.raises(CommandError, match="no --create-missing-reports"):
         call_command("import_annotations", "s", str(labels), "--final", "--create-missing-reports")
+
+
+@pytest.mark.parametrize(
+    "text", ["item,annotator,dimension,value\n", "item,annotator,dimension,value\n,,,\n"]
+)
+def test_a_file_with_a_header_and_no_rows_is_refused_and_nothing_written(study, tmp_path, text):
+    labels = tmp_path / "labels.csv"
+    labels.write_text(text)
+
+    message = import_error(labels)
+
+    assert "no labels: the file has its header and no row with a cell filled in" in message
+    assert not LabelImport.objects.exists()
+    assert not Assignment.objects.exists()

@@ -9,7 +9,14 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from labeler.frames import STRATA
-from labeler.models import AnnotationVersion, Assignment, Study, StudyBatch, StudyMember
+from labeler.models import (
+    AnnotationVersion,
+    Assignment,
+    LabelImport,
+    Study,
+    StudyBatch,
+    StudyMember,
+)
 from labeler.services.assignment import assignment_next, assignment_skip
 from mining.models import BugReport
 from tests.labeler.factories import LabellingStudyFactory, labelling_codebook
@@ -438,6 +445,60 @@ def test_import_lists_every_problem_with_its_line_and_writes_nothing(client, stu
     html = client.post("/studies/perf/import/", {"file": csv_upload(text)}).content.decode()
     assert "labels.csv:2:" in html and "has sub-categories" in html
     assert not Assignment.objects.exists()
+
+
+def _written():
+    return (
+        Assignment.objects.count(),
+        AnnotationVersion.objects.count(),
+        LabelImport.objects.count(),
+        BugReport.objects.count(),
+        StudyMember.objects.count(),
+    )
+
+
+@pytest.mark.parametrize("create_missing_reports", [False, True])
+def test_an_item_number_past_the_largest_is_named_by_line_and_nothing_written(
+    client, study, lead, create_missing_reports
+):
+    item = study.items.order_by("position").first()
+    ref = f"{item.report.repository.full_name}#{item.report.number}"
+    client.force_login(lead)
+    text = (
+        "item,annotator,dimension,value\n"
+        f"{ref},carol,root-cause,memory/leak\n"
+        "pytorch/pytorch#18446744073709551616,carol,root-cause,memory/leak\n"
+    )
+    before = _written()
+    form = {"file": csv_upload(text)}
+    if create_missing_reports:
+        form["create_missing_reports"] = "on"
+
+    response = client.post("/studies/perf/import/", form)
+
+    assert response.status_code == 200
+    problems = response.content.decode().split('data-testid="import-problems"')[1]
+    assert (
+        "labels.csv:3: item &#x27;pytorch/pytorch#18446744073709551616&#x27;: the number is past "
+        "2,147,483,647" in problems
+    )
+    assert _written() == before
+
+
+@pytest.mark.parametrize(
+    "text", ["item,annotator,dimension,value\n", "item,annotator,dimension,value\n,,,\n"]
+)
+def test_a_labels_file_without_rows_is_refused_and_nothing_written(client, study, lead, text):
+    client.force_login(lead)
+    before = _written()
+
+    response = client.post("/studies/perf/import/", {"file": csv_upload(text)})
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Imported" not in html
+    assert "labels.csv: no labels: the file has its header and no row" in html
+    assert _written() == before
 
 
 def test_import_page_counts_every_problem_past_the_listed_ones(client, study, lead):
