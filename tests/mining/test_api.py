@@ -1,6 +1,6 @@
 import pytest
 
-from mining.models import FixLink, ImportJob, PullRequest
+from mining.models import FixLink, ImportJob, PullRequest, Repository
 from tests.mining import factories
 
 pytestmark = pytest.mark.django_db
@@ -114,6 +114,43 @@ def test_import_create_validation_message(api_as, lead):
     response = api_as(lead).post("/api/imports/", {"repository": "bad"}, format="json")
     assert response.status_code == 400
     assert response.json()["message"].startswith("repository:")
+
+
+NOT_GITHUB_NAMES = [
+    "../..",
+    "octo/..",
+    "octo/.",
+    "../repo",
+    "-octo/repo",
+    "octo/re po",
+    "octo/repo/issues",
+    "octo\\repo",
+    "a" * 40 + "/repo",
+    "octo/" + "r" * 101,
+    "octo/",
+    "/repo",
+]
+
+
+@pytest.mark.parametrize("name", NOT_GITHUB_NAMES)
+def test_an_import_of_a_name_github_does_not_allow_is_a_400_and_queues_nothing(api_as, lead, name):
+    response = api_as(lead).post("/api/imports/", {"repository": name}, format="json")
+
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["repository"]
+    assert "OWNER/NAME as GitHub allows" in response.json()["message"]
+    assert not ImportJob.objects.exists()
+    assert not Repository.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["pytorch/pytorch", "octo/.github", "Octo-Org/repo.name_x-1", "octo_acme/x", "a/_"]
+)
+def test_names_github_allows_are_imported(api_as, lead, name, fake_github):
+    response = api_as(lead).post("/api/imports/", {"repository": name}, format="json")
+
+    assert response.status_code == 201
+    assert Repository.objects.get().full_name == name
 
 
 @pytest.fixture

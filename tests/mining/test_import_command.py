@@ -3,7 +3,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from mining.models import BugReport
+from mining.models import BugReport, ImportJob
 from tests.mining import github_data
 from tests.mining.payloads import rest_issue
 
@@ -127,3 +127,9 @@ def test_from_file_refuses_a_deeply_nested_line_by_name(tmp_path, depth):
         call_command("import_github", "--from-file", str(path))
     assert str(raised.value) == "deep.jsonl, line 2: nested deeper than 100 levels"
     assert not BugReport.objects.filter(number=3).exists()
+
+
+def test_import_github_refuses_a_name_github_does_not_allow():
+    with pytest.raises(CommandError, match=r"'\.\./\.\.' is not OWNER/NAME as GitHub allows"):
+        call_command("import_github", "../..")
+    assert not ImportJob.objects.exists()

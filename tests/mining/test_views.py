@@ -1,6 +1,6 @@
 import pytest
 
-from mining.models import FixLink, ImportJob, PullRequest
+from mining.models import FixLink, ImportJob, PullRequest, Repository
 from tests.mining import factories
 
 pytestmark = pytest.mark.django_db
@@ -180,6 +180,17 @@ def test_import_page_keeps_what_was_typed_after_an_error(client, lead):
     assert 'value="not a repository"' in page
     assert '<option value="rest" selected>' in page and '<option value="closed" selected>' in page
     assert not ImportJob.objects.exists()
+
+
+def test_the_import_page_refuses_a_name_github_does_not_allow(client, lead):
+    client.force_login(lead)
+
+    response = client.post("/imports/start/", {"repository": "../..", "api": "rest"})
+
+    assert response.status_code == 400
+    assert "is not OWNER/NAME as GitHub allows" in response.content.decode()
+    assert not ImportJob.objects.exists()
+    assert not Repository.objects.exists()
 
 
 def test_import_page_and_api_say_which_active_job_is_stalled(client, lead):
