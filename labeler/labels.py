@@ -6,6 +6,7 @@ that one of them refuses, the others refuse too, with the same message.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -236,9 +237,19 @@ CODE_MAX = 120
 CODES_PER_DIMENSION = 20
 
 
-def code_normalise(text: str) -> str:
-    """The code as stored: no whitespace at either end, every run of it one space."""
+def name_normalise(text: str) -> str:
+    """A code or a board theme's name as stored: NFKC (full-width letters are letters), without
+    format characters (Unicode category Cf: zero-width spaces and joiners, bidirectional
+    controls), no whitespace at either end and every run of it one space. Two names that read
+    the same are then the same text, so "none twice whatever the case" holds for what is seen."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
     return " ".join(text.split())
+
+
+def code_normalise(text: str) -> str:
+    """The code as stored (name_normalise)."""
+    return name_normalise(text)
 
 
 def _dimension_codes(raw, where: str, errors: dict[str, str]) -> list[str]:

@@ -30,6 +30,7 @@ from django.utils.text import slugify
 
 from config.api import CONFLICT
 from labeler.board import NOT_UNDONE, board_dimensions, theme_paths, themes_in_order
+from labeler.labels import name_normalise
 from labeler.models import Board, BoardEvent, Code, CodeUse, Study, Theme
 from taxonomy.codebook_file import KEY_PATTERN, CategorySpec, CodebookSpec, DimensionSpec
 from taxonomy.models import Codebook, Dimension
@@ -148,8 +149,8 @@ def _quoted(names: list[str]) -> str:
 
 
 def code_name_clean(name: str) -> str:
-    """A card's name trimmed, whitespace collapsed, 1 to 120 characters."""
-    text = " ".join(str(name or "").split())
+    """A card's name as a code is stored (name_normalise), 1 to 120 characters."""
+    text = name_normalise(str(name or ""))
     if not text:
         raise ValidationError({"name": "a code needs a name"})
     if len(text) > CODE_NAME_MAX:
@@ -352,7 +353,7 @@ def _text(value, *, field: str, limit: int = TEXT_MAX) -> str:
 
 
 def _theme_name(name) -> str:
-    text = " ".join(str(name or "").split())
+    text = name_normalise(str(name or ""))
     if not text:
         raise ValidationError({"name": "a category needs a name"})
     if len(text) > THEME_NAME_MAX:

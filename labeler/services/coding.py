@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from labeler.labels import Scheme
+from labeler.labels import Scheme, name_normalise
 from labeler.models import Assignment, Board, Code, CodeUse, Study
 from taxonomy.codebook_file import KEY_PATTERN, CodebookSpec, DimensionSpec
 from taxonomy.models import Codebook, Dimension
@@ -137,7 +137,8 @@ class _Codes:
     def _know(self, code: Code) -> None:
         self.by_id[code.pk] = code
         self.exact[(code.dimension_id, code.name)] = code
-        self.folded.setdefault((code.dimension_id, code.name.casefold()), code)
+        # A name stored before names were normalised still takes what reads the same.
+        self.folded.setdefault((code.dimension_id, name_normalise(code.name).casefold()), code)
         self.last_position[code.dimension_id] = max(
             code.position, self.last_position.get(code.dimension_id, -1)
         )

@@ -8,6 +8,7 @@ from labeler.labels import (
     codes_validate,
     labels_paths,
     labels_validate,
+    name_normalise,
     study_scheme,
     study_scheme_by_id,
 )
@@ -196,3 +197,38 @@ def test_a_code_satisfies_a_required_dimension_only_when_codes_count(scheme):
         "labels.root-cause": ["this dimension is required: choose a category or write a code"]
     }
     assert errors(scheme, {}) == {"labels.root-cause": "this dimension is required"}
+
+
+# Each reads as "leak" (or as nothing) but differs in its code points.
+LOOKALIKES = [
+    "\uff2c\uff25\uff21\uff2b",  # full-width
+    "le\u200bak",  # zero-width space
+    "\u202eleak\u202c",  # right-to-left override ... pop
+    "l\u00adeak",  # soft hyphen
+    "\ufeffleak\u2060",  # byte order mark, word joiner
+]
+
+
+@pytest.mark.parametrize("lookalike", LOOKALIKES)
+def test_codes_that_only_look_different_are_one_code_given_twice(scheme, lookalike):
+    assert code_errors(scheme, {"root-cause": ["leak", lookalike]}) == {
+        "codes.root-cause[1]": "'leak' is given twice (also at [0])"
+        if lookalike != "\uff2c\uff25\uff21\uff2b"
+        else "'LEAK' is given twice (also at [0])"
+    }
+    assert codes_validate(scheme=scheme, codes={"root-cause": [lookalike]}) == {
+        "root-cause": ["LEAK" if lookalike == "\uff2c\uff25\uff21\uff2b" else "leak"]
+    }
+
+
+@pytest.mark.parametrize("invisible", ["\u200b\u200b", "\u200e \u200f", "\u2066\u2069", "\ufeff"])
+def test_a_code_of_invisible_characters_only_is_empty(scheme, invisible):
+    assert code_errors(scheme, {"root-cause": ["leak", invisible]}) == {
+        "codes.root-cause[1]": "a code takes 1 to 120 characters; this one is empty"
+    }
+
+
+def test_names_are_normalised_once_and_keep_what_is_visible():
+    assert name_normalise("  \uff23\uff41\uff43\uff48\uff45\u200b   miss\u2069 ") == "Cache miss"
+    assert name_normalise("\ufb01le café") == "file café"
+    assert name_normalise(name_normalise("\uff2c\uff25\uff21\uff2b\u200d")) == "LEAK"

@@ -638,3 +638,50 @@ def test_the_current_board_is_the_one_being_sorted_else_the_latest_frozen(make_u
     assert services.study_board_current(study=study) == first
     second = Board.objects.create(study=study, kind="open", created_at=first.created_at)
     assert services.study_board_current(study=study) == second
+
+
+@pytest.mark.parametrize("invisible", ["\u200b\u200b\u200b", "\u202e \u202c", "\u200d"])
+def test_a_name_of_invisible_characters_only_is_no_name(coded, invisible):
+    board, lead = coded["board"], coded["lead"]
+    target = code(board, "cache miss").pk
+
+    with pytest.raises(ValidationError) as error:
+        theme_create(board=board, user=lead, dimension_key="root-cause", name=invisible)
+    assert errors_of(error)["name"] == ["a category needs a name"]
+    with pytest.raises(ValidationError) as error:
+        code_rename(board=board, code_id=target, name=invisible, user=lead)
+    assert errors_of(error)["name"] == ["a code needs a name"]
+    assert not Theme.objects.filter(board=board).exists()
+    assert not board.events.exists()
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "\uff33\uff2c\uff2f\uff37 \uff2c\uff2f\uff2f\uff30",
+        "slow\u200b loop",
+        "\u2067slow loop\u2069",
+    ],
+)
+def test_a_card_renamed_to_a_lookalike_of_another_is_refused(coded, lookalike):
+    board, lead = coded["board"], coded["lead"]
+    target = code(board, "cache miss").pk
+
+    with pytest.raises(ValidationError) as error:
+        code_rename(board=board, code_id=target, name=lookalike, user=lead)
+
+    assert "another code is called “slow loop”" in errors_of(error)["name"][0]
+    assert not board.events.exists()
+
+
+def test_theme_names_are_stored_as_they_read(coded):
+    board, lead = coded["board"], coded["lead"]
+
+    theme_create(
+        board=board,
+        user=lead,
+        dimension_key="root-cause",
+        name="\u200b\uff2d\uff45\uff4d\uff4f\uff52\uff59\u200e leaks",
+    )
+
+    assert Theme.objects.get(board=board).name == "Memory leaks"
