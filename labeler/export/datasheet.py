@@ -14,6 +14,7 @@ from django.db.models import Count
 from labeler.agreement import study_agreement
 from labeler.export.dataset import ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
+from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.labels import study_scheme
 from labeler.models import FinalLabel, StudyBatch, StudyItem
 
@@ -123,9 +124,8 @@ def _final_counts(study) -> dict:
 
 
 TEXT_AS_IMPORTED = (
-    "titles, labels and notes are exactly as imported or written, nothing escaped: a cell that "
-    "begins with =, +, - or @ is a formula to a spreadsheet, so open the CSV with its columns "
-    "as text (pandas and R read it as it is)"
+    f"titles, labels and notes are exactly as imported or written, nothing escaped: "
+    f"{SPREADSHEET_FORMULAS}"
 )
 
 

@@ -12,6 +12,13 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 
+# Every CSV download of text people wrote keeps it as written (a code "=SUM(A1)" is that code)
+# and says this beside it: the export's datasheet, the carry-over page.
+SPREADSHEET_FORMULAS = (
+    "a cell that begins with =, +, - or @ is a formula to a spreadsheet, so open the CSV with "
+    "its columns as text (pandas and R read it as it is)"
+)
+
 
 def csv_pieces(chunks: Iterable[list[str]], header: list[str]) -> Iterator[str]:
     """The header as csv.writer writes it, then each chunk of lines (written alike, each

@@ -16,6 +16,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from labeler.board import board_carry_over
+from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.models import Study
 from labeler.permissions import access_sorts_board, study_access, study_get_for_user
 from labeler.services.board import study_board_current
@@ -95,6 +96,13 @@ def _carried(study):
     return board, board_carry_over(board=board)
 
 
+# Beside the download, in the export's words: codes go into the CSV as annotators wrote them.
+CARRY_OVER_AS_WRITTEN = (
+    f"Codes, titles and categories are in the CSV exactly as written, nothing escaped: "
+    f"{SPREADSHEET_FORMULAS}."
+)
+
+
 @require_GET
 def carry_over_page(request, slug: str):
     """The open round's result for its leads: each report's codes and the categories they
@@ -105,7 +113,14 @@ def carry_over_page(request, slug: str):
     return render(
         request,
         "labeler/board_carry_over.html",
-        {"study": study, "access": access, "board": board, "page": page, "total": len(rows)},
+        {
+            "study": study,
+            "access": access,
+            "board": board,
+            "page": page,
+            "total": len(rows),
+            "as_written": CARRY_OVER_AS_WRITTEN,
+        },
     )
 
 

@@ -6,6 +6,8 @@ import io
 
 import pytest
 
+from labeler.export.datasheet import TEXT_AS_IMPORTED
+from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.models import Study
 from labeler.roles import Role
 from labeler.services.board import board_freeze, codes_group, theme_create
@@ -184,3 +186,21 @@ def test_the_carry_over_page_and_its_csv(client, people, open_board):
         ["octo/torch#1", "Slow step 1", "root-cause", "slow loop; tight loop", "loops", ""],
         ["octo/torch#2", "Slow step 2", "root-cause", "slow loop", "loops", ""],
     ]
+
+
+def test_the_carry_over_says_beside_its_download_that_codes_may_read_as_formulas(
+    client, people, open_board
+):
+    """The CSV keeps a code such as "=cmd" as written; the page says so in the export's words."""
+    client.force_login(people["lead"])
+
+    html = client.get("/studies/open/board/carry-over/").content.decode()
+
+    said = html.split('data-testid="carry-over-as-written">')[1].split("</p>")[0]
+    assert said == (
+        "Codes, titles and categories are in the CSV exactly as written, nothing escaped: "
+        f"{SPREADSHEET_FORMULAS}."
+    )
+    assert "begins with =, +, - or @ is a formula to a spreadsheet" in said
+    assert SPREADSHEET_FORMULAS in TEXT_AS_IMPORTED
+    assert html.index('data-testid="carry-over-csv"') < html.index("carry-over-as-written")
