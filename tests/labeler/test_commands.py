@@ -133,6 +133,14 @@ def test_create_study_names_empty_and_yes_no_strata_as_the_web_does(codebook, re
         (["--codebook", "perf", "--dimensions", "x"], "has no dimension 'x'"),
         (["--codebook", "perf", "--confidence", "0.95"], "--confidence needs --margin"),
         (
+            ["--codebook", "perf", "--confidence", "0.95", "--margin", "1e-300"],
+            "sample.margin: must be between 0.005 and 0.5, e.g. 0.05 (not 1e-300)",
+        ),
+        (
+            ["--codebook", "perf", "--confidence", "0.9999999999999999", "--margin", "0.05"],
+            "sample.confidence: must be between 0.5 and 0.999",
+        ),
+        (
             ["--codebook", "perf", "--stratify", "author_login"],
             "stratify: 'author_login' is not a field to stratify by (allowed: repository, state, "
             "state_reason, milestone, is_performance_candidate, is_accuracy_candidate, "
