@@ -1,0 +1,90 @@
+"""A study's codebook migration meeting other requests at once, on real PostgreSQL: each
+request in a thread of its own, with its own connection."""
+
+import threading
+import time
+
+import pytest
+from django.db import connection, transaction
+from rest_framework.test import APIClient
+
+from labeler.models import AnnotationVersion, CodebookMigration, Study
+from tests.labeler.codebook_revisions import labelled_study, revise_v2
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PATH = "/api/studies/perf/codebook-migration/2.0/"
+
+
+@pytest.fixture
+def labelled(annotator, make_user, lead):
+    study = labelled_study(annotator=annotator, second=make_user(username="ann2"), lead=lead)
+    revise_v2(study.codebook)
+    return study
+
+
+def client_for(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def lock_waiters() -> int:
+    """How many other connections wait for a lock right now."""
+    with connection.cursor() as cursor:
+        # The activity view is read once per transaction unless asked again.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+def wait_until(condition, what: str) -> None:
+    for _ in range(1000):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting until {what}")
+
+
+def in_threads(*calls):
+    """Run each call in a thread of its own (its own connection); their results in order."""
+    results: list = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            results[index] = call()
+        except Exception as error:  # reported to the main thread, which fails the test
+            results[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    return threads, results
+
+
+def test_two_migrations_posted_at_once_one_migrates_the_other_is_told_why(labelled, lead):
+    clients = [client_for(lead), client_for(lead)]
+    # Both requests reach the study's lock while it is held, so they meet there for sure.
+    with transaction.atomic():
+        Study.objects.select_for_update().get(pk=labelled.pk)
+        threads, responses = in_threads(*(lambda c=c: c.post(PATH) for c in clients))
+        wait_until(lambda: lock_waiters() >= 2, "both migrations wait for the study")
+    for thread in threads:
+        thread.join(timeout=60)
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [201, 400], [getattr(r, "content", r) for r in responses]
+    refused = next(response for response in responses if response.status_code == 400)
+    assert "the study is on perf v2.0 already" in refused.json()["message"]
+    # One migration, written once.
+    assert CodebookMigration.objects.count() == 1
+    record = CodebookMigration.objects.get()
+    assert AnnotationVersion.objects.filter(migration=record).count() == (
+        AnnotationVersion.objects.exclude(migration=None).count()
+    )
+    assert Study.objects.get(pk=labelled.pk).codebook.version == "2.0"
