@@ -8,12 +8,19 @@ import pytest
 from django.db import connection, transaction
 from rest_framework.test import APIClient
 
+from labeler.api import labelling as labelling_api
+from labeler.labels import _FROZEN_SCHEMES, study_scheme
 from labeler.models import AnnotationVersion, CodebookMigration, Study
+from labeler.permissions import study_get_for_user
+from labeler.services.codebook_migration import study_codebook_migrate
+from taxonomy.models import Codebook
+from taxonomy.services import codebook_freeze
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PATH = "/api/studies/perf/codebook-migration/2.0/"
+NEXT = "/api/studies/perf/next/"
 
 
 @pytest.fixture
@@ -88,3 +95,40 @@ def test_two_migrations_posted_at_once_one_migrates_the_other_is_told_why(labell
         AnnotationVersion.objects.exclude(migration=None).count()
     )
     assert Study.objects.get(pk=labelled.pk).codebook.version == "2.0"
+
+
+def test_next_answers_a_re_label_item_with_the_new_versions_dimensions(
+    labelled, annotator, lead, monkeypatch
+):
+    """`next` read the study, a migration committed, and then `next` handed out the item the
+    migration flagged for re-labelling: its dimensions must be the new version's, though the
+    process still holds the old version's scheme (as every other server process does: only
+    the one that migrated forgets it)."""
+    codebook_freeze(codebook=labelled.codebook)
+    old_scheme = study_scheme(study=Study.objects.select_related("codebook").get(pk=labelled.pk))
+    study_read, migrated = threading.Event(), threading.Event()
+
+    def study_read_then_wait(**kwargs):
+        found = study_get_for_user(**kwargs)
+        study_read.set()
+        assert migrated.wait(timeout=60)
+        return found
+
+    monkeypatch.setattr(labelling_api, "study_get_for_user", study_read_then_wait)
+    threads, responses = in_threads(lambda: client_for(annotator).post(NEXT))
+    assert study_read.wait(timeout=60)
+    study_codebook_migrate(
+        study=labelled, codebook=Codebook.objects.get(key="perf", version="2.0"), user=lead
+    )
+    _FROZEN_SCHEMES[labelled.pk] = old_scheme
+    migrated.set()
+    threads[0].join(timeout=60)
+
+    response = responses[0]
+    assert response.status_code == 200, getattr(response, "content", response)
+    body = response.json()
+    assert set(body["relabel"]) == {"root-cause"}
+    root_cause = next(d for d in body["dimensions"] if d["key"] == "root-cause")
+    paths = {category["path"] for category in root_cause["categories"]}
+    assert "memory/overuse" in paths and "threading/race" in paths
+    assert "memory/bloat" not in paths
