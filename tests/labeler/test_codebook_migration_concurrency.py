@@ -1,5 +1,5 @@
-"""A study's codebook migration meeting other requests at once, on real PostgreSQL: each
-request in a thread of its own, with its own connection."""
+"""A study's codebook migration, and a board's freeze, meeting other requests at once, on
+real PostgreSQL: each request in a thread of its own, with its own connection."""
 
 import threading
 import time
@@ -10,11 +10,13 @@ from rest_framework.test import APIClient
 
 from labeler.api import labelling as labelling_api
 from labeler.labels import _FROZEN_SCHEMES, study_scheme
-from labeler.models import AnnotationVersion, CodebookMigration, Study
+from labeler.models import AnnotationVersion, Board, CodebookMigration, Study
 from labeler.permissions import study_get_for_user
+from labeler.services.board import theme_create
 from labeler.services.codebook_migration import study_codebook_migrate
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
+from tests.labeler.board_factories import open_study_with_items
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -132,3 +134,30 @@ def test_next_answers_a_re_label_item_with_the_new_versions_dimensions(
     paths = {category["path"] for category in root_cause["categories"]}
     assert "memory/overuse" in paths and "threading/race" in paths
     assert "memory/bloat" not in paths
+
+
+def test_two_freezes_of_one_board_at_once_one_freezes_the_other_is_told_why(make_user):
+    lead = make_user(username="lead-a")
+    study, board = open_study_with_items(members=[(lead, "lead")])
+    for key in study.codebook.dimensions.values_list("key", flat=True):
+        theme_create(board=board, dimension_key=key, name="Loops", user=lead)
+
+    def freeze(version):
+        return client_for(lead).post(
+            f"/api/studies/{study.slug}/board/freeze/",
+            {"key": "open-perf", "version": version, "name": "P", "leave_out_ungrouped": True},
+            format="json",
+        )
+
+    with transaction.atomic():
+        Board.objects.select_for_update().get(pk=board.pk)
+        threads, responses = in_threads(lambda: freeze("1"), lambda: freeze("2"))
+        wait_until(lambda: lock_waiters() >= 2, "both freezes wait for the board")
+    for thread in threads:
+        thread.join(timeout=60)
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [200, 409], [getattr(r, "content", r) for r in responses]
+    refused = next(response for response in responses if response.status_code == 409)
+    assert "the board was frozen into codebook open-perf v" in refused.json()["message"]
+    assert Codebook.objects.filter(key="open-perf").count() == 1
