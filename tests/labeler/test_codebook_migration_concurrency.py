@@ -12,12 +12,14 @@ from labeler.api import labelling as labelling_api
 from labeler.labels import _FROZEN_SCHEMES, study_scheme
 from labeler.models import AnnotationVersion, Board, CodebookMigration, Study
 from labeler.permissions import study_get_for_user
+from labeler.services import codebook_migration as migration_service
 from labeler.services.board import theme_create
 from labeler.services.codebook_migration import study_codebook_migrate
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
 from tests.labeler.board_factories import open_study_with_items
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
+from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -161,3 +163,46 @@ def test_two_freezes_of_one_board_at_once_one_freezes_the_other_is_told_why(make
     refused = next(response for response in responses if response.status_code == 409)
     assert "the board was frozen into codebook open-perf v" in refused.json()["message"]
     assert Codebook.objects.filter(key="open-perf").count() == 1
+
+
+def test_next_that_waited_for_a_migration_hands_out_a_new_item_in_the_new_version(
+    labelled, make_user, lead, monkeypatch
+):
+    """`next` asked while a migration held the study's items: it waited for them, and the
+    item it then handed out is labelled in the version the migration moved the study to."""
+    newcomer = make_user(username="ann3")
+    StudyMemberFactory(study=labelled, user=newcomer, role="annotator")
+    StudyItemFactory(study=labelled, position=10)
+    codebook_freeze(codebook=labelled.codebook)
+    _FROZEN_SCHEMES[labelled.pk] = study_scheme(
+        study=Study.objects.select_related("codebook").get(pk=labelled.pk)
+    )
+    # As in every server process but the one that migrated: the old scheme stays loaded.
+    monkeypatch.setattr(migration_service, "scheme_forget", lambda **kwargs: None)
+    locked, go = threading.Event(), threading.Event()
+    plan = migration_service.study_codebook_migration_plan
+
+    def plan_once_the_items_are_locked(**kwargs):
+        locked.set()
+        assert go.wait(timeout=60)
+        return plan(**kwargs)
+
+    monkeypatch.setattr(
+        migration_service, "study_codebook_migration_plan", plan_once_the_items_are_locked
+    )
+    target = Codebook.objects.get(key="perf", version="2.0")
+    migrating, _ = in_threads(
+        lambda: study_codebook_migrate(study=labelled, codebook=target, user=lead)
+    )
+    assert locked.wait(timeout=60)
+    asking, responses = in_threads(lambda: client_for(newcomer).post(NEXT))
+    wait_until(lambda: lock_waiters() >= 1, "next waits for the migration's locks")
+    go.set()
+    for thread in (*migrating, *asking):
+        thread.join(timeout=60)
+
+    assert Study.objects.get(pk=labelled.pk).codebook_id == target.pk
+    response = responses[0]
+    assert response.status_code == 200, getattr(response, "content", response)
+    root_cause = next(d for d in response.json()["dimensions"] if d["key"] == "root-cause")
+    assert "memory/overuse" in {category["path"] for category in root_cause["categories"]}
