@@ -139,3 +139,14 @@ def test_no_stored_name_makes_a_page_answer_5xx(
     page = signed_in.get(unescape(migrate.group(1)))
     assert page.status_code == 200
     assert page.context["target"].version == f"2{bad}"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["codebook=a%00&version=1", "codebook=perf&version=1%00", "from=perf%00", "version=../x"],
+)
+def test_the_new_study_page_takes_no_name_that_breaks_the_rule(signed_in, query):
+    response = signed_in.get(f"/studies/new/?{query}")
+
+    assert response.status_code == 200
+    assert "codebook" not in response.context["form"].initial
