@@ -223,23 +223,31 @@ def codebook_key_owner_words(key: str) -> str | None:
     return f"study {study.slug!r} ({study.name}), whose board made it"
 
 
-def codebook_key_require_addable(*, key: str, user) -> None:
-    """Refuse `user` adding a version to codebook `key` (403 naming its owner) unless they
-    may: a new key is anyone's to make; a key a study made (its open round or its board), its
-    leads' and the admins'; any other key (the built-ins, files an admin loads), the admins'
-    alone. A new version becomes what new studies pick, and what the key's studies are
-    offered to migrate to: one team cannot choose it for another."""
+def codebook_key_refusal(*, key: str, user) -> str | None:
+    """Why `user` may not add a version to codebook `key`; None when they may: a new key is
+    anyone's to make; a key a study made (its open round, its board), its leads' and the
+    admins'; any other key (the built-ins, files an admin loads), the admins' alone. A new
+    version becomes what new studies pick, and what the key's studies are offered to migrate
+    to: one team cannot choose it for another."""
     owner = codebook_key_owner(key=key)
     if owner is None or user_is_staff(user):
-        return
+        return None
     study = _owner_study(owner)
     if (
         study is not None
         and StudyMember.objects.filter(study=study, user=user, role=MemberRole.LEAD).exists()
     ):
-        return
+        return None
     who = "its leads and the admins" if study is not None else "the admins"
-    raise PermissionDenied(
+    return (
         f"codebook {key!r} belongs to {codebook_key_owner_words(key)}: only {who} may add a "
         "version to it"
     )
+
+
+def codebook_key_require_addable(*, key: str, user) -> None:
+    """A 403 naming the owner unless `user` may add a version to codebook `key`
+    (codebook_key_refusal)."""
+    refusal = codebook_key_refusal(key=key, user=user)
+    if refusal is not None:
+        raise PermissionDenied(refusal)

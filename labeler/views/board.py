@@ -17,8 +17,13 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from labeler.board import board_carry_over
-from labeler.models import Study
-from labeler.permissions import access_sorts_board, study_access, study_get_for_user
+from labeler.models import Board, Study
+from labeler.permissions import (
+    access_sorts_board,
+    codebook_key_refusal,
+    study_access,
+    study_get_for_user,
+)
 from labeler.services.board import study_board_current
 from taxonomy.codebook_file import codebook_key_problem, version_problem
 from taxonomy.models import Codebook
@@ -84,6 +89,10 @@ def board_page(request, slug: str):
             "board": board,
             "frozen": frozen,
             "links": new_study_links(study=study, codebook=frozen) if frozen else None,
+            # A revision's key is fixed: say before the freeze when it cannot take a version.
+            "freeze_refused": codebook_key_refusal(key=board.base.key, user=request.user)
+            if board is not None and not frozen and board.kind == Board.Kind.REVISION
+            else None,
             "keys": BOARD_KEYS,
             "config": config,
         },

@@ -2,9 +2,13 @@
 a key a study made (its open round, its board), that study's leads and the admins. Anyone else
 is refused with a 403 naming the owner, and nothing is written."""
 
+import re
+from html import unescape
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.test import Client
 from rest_framework.test import APIClient
 
 from labeler.frames import FrameQuery
@@ -144,6 +148,17 @@ def test_a_revision_board_of_another_team_is_refused(make_user):
     board = board_revision_start(study=closed, user=lead)
     before = Codebook.objects.count()
 
+    # The board page says so before the freeze; the freeze is refused all the same.
+    page = Client()
+    page.force_login(lead)
+    said = re.search(
+        r'data-testid="freeze-refused">([^<]*)<',
+        page.get("/studies/team-b/board/").content.decode(),
+    )
+    assert unescape(said.group(1)) == (
+        "Codebook 'team-a-causes' belongs to study 'team-a' (Open round), whose board made it: "
+        "only its leads and the admins may add a version to it: ask them to freeze it."
+    )
     response = freeze(lead, closed, "team-a-causes")
 
     assert response.status_code == 403
@@ -160,6 +175,9 @@ def test_a_revision_of_a_studys_own_codebook_by_its_lead(make_user):
     codebook_key_give(key=closed.codebook.key, owner=codebook_owner_of(closed))
     StudyMemberFactory(study=closed, user=lead, role="lead")
     board_revision_start(study=closed, user=lead)
+    page = Client()
+    page.force_login(lead)
+    assert 'data-testid="freeze-refused"' not in page.get("/studies/team-b/board/").content.decode()
 
     response = freeze(lead, closed, closed.codebook.key)
 
