@@ -130,6 +130,12 @@ def test_no_stored_name_makes_a_page_answer_5xx(
     url = signed_in.get(f"/api/studies/{study.slug}/board/").json()["board"]["frozen_into"]["url"]
     page = signed_in.get(url)
     assert (page.status_code, page.context["codebook"]) == (200, frozen)
+    # The diff between the closed study's version and the newer one, as its form asks.
+    diff = signed_in.get("/codebooks/perf/1.0/diff/", {"against": f"2{bad}"}, follow=True)
+    assert diff.status_code == 200
+    assert diff.context["diff"].new_version == f"2{bad}"
+    for link in links_to_codebooks(diff.content.decode()):
+        assert signed_in.get(link).status_code == 200, link
     for link in links_to_codebooks(signed_in.get(f"/studies/{closed.slug}/").content.decode()):
         assert signed_in.get(link).status_code == 200, link
     migrate = re.search(
