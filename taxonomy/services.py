@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from taxonomy.codebook_file import CodebookSpec, RevisesSpec
 from taxonomy.models import Category, Codebook, Dimension
@@ -30,6 +30,7 @@ def codebook_load(*, spec: CodebookSpec, owner: str = Codebook.ADMINS) -> tuple[
     never changed: its content must come under a new version. A new key is `owner`'s; a new
     version of a key keeps the key's owner (who may add one is the caller's to check).
     """
+    codebook_key_lock(key=spec.key)
     digest = codebook_spec_hash(spec)
     codebook = (
         Codebook.objects.select_for_update().filter(key=spec.key, version=spec.version).first()
@@ -100,6 +101,14 @@ def _dimension_categories_sync(*, dimension: Dimension, specs) -> None:
         category.path = spec.path
         category.full_clean(exclude=["dimension"])
         category.save(update_fields=["parent", "path"])
+
+
+def codebook_key_lock(*, key: str) -> None:
+    """Hold codebook `key` until the transaction ends, so that who checks then adds a version
+    to it sees the versions, and the owner, of whoever added one just before (two freezes into
+    one new key at once: the second finds the first's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"codebook:{key}"])
 
 
 def codebook_key_give(*, key: str, owner: str) -> None:

@@ -41,7 +41,12 @@ from taxonomy.codebook_file import (
     version_problem,
 )
 from taxonomy.models import Codebook, Dimension
-from taxonomy.services import codebook_freeze, codebook_load, codebook_revise
+from taxonomy.services import (
+    codebook_freeze,
+    codebook_key_lock,
+    codebook_load,
+    codebook_revise,
+)
 
 CODE_NAME_MAX = 120
 THEME_NAME_MAX = 200
@@ -1036,6 +1041,7 @@ def board_freeze(
     """
     board = _board_locked(board)
     if codebook_key_problem(str(key or "").strip()) is None:
+        codebook_key_lock(key=str(key).strip())
         codebook_key_require_addable(key=str(key).strip(), user=user)
     spec, frozen_map, codes, paths = _freeze_spec(
         board=board,

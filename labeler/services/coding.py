@@ -23,7 +23,7 @@ from labeler.models import Assignment, Board, Code, CodeUse, Study
 from labeler.permissions import codebook_key_owner_words
 from taxonomy.codebook_file import KEY_PATTERN, CodebookSpec, DimensionSpec
 from taxonomy.models import Codebook, Dimension
-from taxonomy.services import codebook_load
+from taxonomy.services import codebook_key_lock, codebook_load
 
 # The version of the codebook an open study started from scratch pins.
 OPEN_VERSION = "open"
@@ -80,6 +80,7 @@ def codebook_open_create(
     key = key_from(slug)
     if not KEY_PATTERN.match(key) or len(key) > KEY_MAX:
         raise ValidationError({"slug": f"{slug!r} gives no codebook key: use letters or digits"})
+    codebook_key_lock(key=key)
     owner = codebook_key_owner_words(key)
     if owner is not None:
         # A version "open" of it would be what new studies on the key pick.

@@ -17,7 +17,7 @@ from labeler.services.board import theme_create
 from labeler.services.codebook_migration import study_codebook_migrate
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
-from tests.labeler.board_factories import open_study_with_items
+from tests.labeler.board_factories import BoardFactory, OpenStudyFactory, open_study_with_items
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
@@ -206,3 +206,40 @@ def test_next_that_waited_for_a_migration_hands_out_a_new_item_in_the_new_versio
     assert response.status_code == 200, getattr(response, "content", response)
     root_cause = next(d for d in response.json()["dimensions"] if d["key"] == "root-cause")
     assert "memory/overuse" in {category["path"] for category in root_cause["categories"]}
+
+
+def test_two_boards_freezing_into_one_new_key_at_once(make_user):
+    """Both check that the key and version are free, then write: the second must see the
+    first's version (it answered 500 on the unique key and version)."""
+    lead = make_user(username="lead-a")
+    boards = []
+    for slug in ("round-a", "round-b"):
+        study = OpenStudyFactory(slug=slug)
+        StudyMemberFactory(study=study, user=lead, role="lead")
+        board = BoardFactory(study=study)
+        for key in study.codebook.dimensions.values_list("key", flat=True):
+            theme_create(board=board, dimension_key=key, name="Loops", user=lead)
+        boards.append(board)
+
+    def freeze(slug):
+        return client_for(lead).post(
+            f"/api/studies/{slug}/board/freeze/",
+            {"key": "shared", "version": "1", "name": "P", "leave_out_ungrouped": True},
+            format="json",
+        )
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('codebook:shared'))")
+        threads, responses = in_threads(lambda: freeze("round-a"), lambda: freeze("round-b"))
+        wait_until(lambda: lock_waiters() >= 2, "both freezes wait for the key")
+    for thread in threads:
+        thread.join(timeout=60)
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [200, 400], [getattr(r, "content", r) for r in responses]
+    refused = next(response for response in responses if response.status_code == 400)
+    assert refused.json()["fields"]["version"] == [
+        "codebook shared v1 exists already: pick a new version"
+    ]
+    assert Codebook.objects.filter(key="shared").count() == 1
+    assert Board.objects.filter(frozen_into__isnull=False).count() == 1
