@@ -51,6 +51,11 @@ def _page(status: int, title: str, message: str, **headers: str) -> HttpResponse
     return HttpResponse(page, status=status, headers=headers)
 
 
+def page_error(status: int, title: str, message: str) -> HttpResponse:
+    """A plain page saying `message`, for what is refused before any view runs."""
+    return _page(status, title, message)
+
+
 def body_too_large_message() -> str:
     return f"the request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes"
 

@@ -1,9 +1,9 @@
-"""Checks on API request bodies before any view reads them."""
+"""Checks on requests before any view reads them: API bodies, and the path of every address."""
 
 from django.core.exceptions import RequestDataTooBig
 
 from config.api import MAX_JSON_DEPTH, json_nesting_exceeds, json_text_problems
-from config.errors import api_error, body_too_large, is_api
+from config.errors import api_error, body_too_large, is_api, page_error
 
 
 def _is_json(content_type: str) -> bool:
@@ -39,4 +39,23 @@ class ApiBodyMiddleware:
                 field, messages = next(iter(problems.items()))
                 where = "" if field == "non_field_errors" else f"{field}: "
                 return api_error(400, f"{where}{messages[0]}", problems)
+        return self.get_response(request)
+
+
+PATH_NUL = "the address holds a NUL character (%00): no name, key or version here contains one"
+
+
+class PathNulMiddleware:
+    """A NUL character in the path answers 400, on every route: PostgreSQL text cannot hold
+    it, so looking a value with one up fails in the database (a 500) instead of finding
+    nothing."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info:
+            if is_api(request):
+                return api_error(400, PATH_NUL)
+            return page_error(400, "Bad address", PATH_NUL)
         return self.get_response(request)

@@ -15,6 +15,8 @@ from django.db.models import Q
 from django.http import Http404
 
 from labeler.models import Study, StudyMember
+from taxonomy.models import Codebook
+from taxonomy.selectors import codebook_key_owner
 
 MemberRole = StudyMember.Role
 
@@ -191,3 +193,61 @@ def board_hidden_from(user, study: str = "study") -> Q:
     labelling page). `study` is the path from the rows to their study."""
     annotates_in = StudyMember.objects.filter(user=user, role=MemberRole.ANNOTATOR).values("study")
     return Q(**{f"{study}__in": annotates_in})
+
+
+STUDY_OWNER_PREFIX = "study:"
+
+
+def codebook_owner_of(study: Study) -> str:
+    """The owner (taxonomy's Codebook.owner) of a codebook key `study` made."""
+    return f"{STUDY_OWNER_PREFIX}{study.pk}"
+
+
+def _owner_study(owner: str) -> Study | None:
+    number = owner.removeprefix(STUDY_OWNER_PREFIX)
+    if not owner.startswith(STUDY_OWNER_PREFIX) or not number.isdigit():
+        return None
+    return Study.objects.filter(pk=int(number)).first()
+
+
+def codebook_key_owner_words(key: str) -> str | None:
+    """Who owns codebook `key`, in words; None when there is no such codebook."""
+    owner = codebook_key_owner(key=key)
+    if owner is None:
+        return None
+    if owner == Codebook.ADMINS:
+        return "the admins (a built-in codebook, or one loaded from a codebook file)"
+    study = _owner_study(owner)
+    if study is None:
+        return "the admins (the study that made it is gone)"
+    return f"study {study.slug!r} ({study.name}), whose board made it"
+
+
+def codebook_key_refusal(*, key: str, user) -> str | None:
+    """Why `user` may not add a version to codebook `key`; None when they may: a new key is
+    anyone's to make; a key a study made (its open round, its board), its leads' and the
+    admins'; any other key (the built-ins, files an admin loads), the admins' alone. A new
+    version becomes what new studies pick, and what the key's studies are offered to migrate
+    to: one team cannot choose it for another."""
+    owner = codebook_key_owner(key=key)
+    if owner is None or user_is_staff(user):
+        return None
+    study = _owner_study(owner)
+    if (
+        study is not None
+        and StudyMember.objects.filter(study=study, user=user, role=MemberRole.LEAD).exists()
+    ):
+        return None
+    who = "its leads and the admins" if study is not None else "the admins"
+    return (
+        f"codebook {key!r} belongs to {codebook_key_owner_words(key)}: only {who} may add a "
+        "version to it"
+    )
+
+
+def codebook_key_require_addable(*, key: str, user) -> None:
+    """A 403 naming the owner unless `user` may add a version to codebook `key`
+    (codebook_key_refusal)."""
+    refusal = codebook_key_refusal(key=key, user=user)
+    if refusal is not None:
+        raise PermissionDenied(refusal)

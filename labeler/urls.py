@@ -38,7 +38,7 @@ study_patterns = [
     ),
     path("studies/<slug:slug>/policy/", adjudication.study_policy, name="policy"),
     path(
-        "studies/<slug:slug>/codebook/<str:version>/",
+        "studies/<slug:slug>/codebook/<codebook:version>/",
         codebook_migration.codebook_migration_page,
         name="codebook-migrate",
     ),

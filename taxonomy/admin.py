@@ -39,7 +39,7 @@ class DimensionInline(admin.TabularInline):
 
 @admin.register(Codebook)
 class CodebookAdmin(ReadOnlyAdmin):
-    list_display = ["key", "version", "name", "frozen", "updated_at"]
+    list_display = ["key", "version", "name", "owner", "frozen", "updated_at"]
     list_filter = ["frozen"]
     search_fields = ["key", "name", "description"]
     inlines = [DimensionInline]

@@ -14,6 +14,16 @@ from pathlib import Path
 import yaml
 
 KEY_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# A codebook's key and version name it in addresses, file names and commands: one rule for
+# them at every door (codebook files, the board's freeze, the API, the models behind the admin).
+CODEBOOK_KEY_MAX = 100
+CODEBOOK_KEY_RULE = (
+    f"lowercase letters and digits separated by single hyphens, at most {CODEBOOK_KEY_MAX} "
+    "characters"
+)
+VERSION_MAX = 40
+VERSION_PATTERN = re.compile(rf"\A(?!\.)[A-Za-z0-9._-]{{1,{VERSION_MAX}}}\Z")
+VERSION_RULE = f"1 to {VERSION_MAX} letters, digits, '.', '_' or '-', not starting with '.'"
 PATH_SEPARATOR = "/"
 _PARENT_PATH = re.compile(r"(?:^|\.)[^.\[\]]+$|\[\d+\]$")
 
@@ -191,6 +201,29 @@ def _flag(doc: _Document, data: dict, name: str, path: str, default: bool) -> bo
     return value
 
 
+def codebook_key_problem(key) -> str | None:
+    """What is wrong with `key` as a codebook's key; None when nothing is."""
+    if not isinstance(key, str) or len(key) > CODEBOOK_KEY_MAX or not KEY_PATTERN.fullmatch(key):
+        return f"key {key!r} must be {CODEBOOK_KEY_RULE}"
+    return None
+
+
+def version_problem(version) -> str | None:
+    """What is wrong with `version` as the name of a codebook's version; None when nothing
+    is."""
+    if not isinstance(version, str) or not VERSION_PATTERN.match(version):
+        return f"version {version!r} must be {VERSION_RULE}"
+    return None
+
+
+def _version(doc: _Document, data: dict, path: str) -> str:
+    version = _text(doc, data, "version", path, required=True)
+    problem = version_problem(version) if version else None
+    if problem:
+        doc.problem(f"{path}.version" if path else "version", problem)
+    return version
+
+
 def _key(doc: _Document, data: dict, path: str) -> str:
     key = _text(doc, data, "key", path, required=True)
     if key and not KEY_PATTERN.match(key):
@@ -198,6 +231,14 @@ def _key(doc: _Document, data: dict, path: str) -> str:
             f"{path}.key" if path else "key",
             f"key {key!r} must be lowercase letters and digits separated by single hyphens",
         )
+    return key
+
+
+def _codebook_key(doc: _Document, data: dict) -> str:
+    key = _text(doc, data, "key", "", required=True)
+    problem = codebook_key_problem(key) if key else None
+    if problem:
+        doc.problem("key", problem)
     return key
 
 
@@ -309,7 +350,7 @@ def _dimension(doc: _Document, data, path: str) -> DimensionSpec | None:
 def _revises(doc: _Document, data, path: str) -> RevisesSpec | None:
     if not _check_fields(doc, data, path, REVISES_FIELDS, "the 'revises' block"):
         return None
-    version = _text(doc, data, "version", path, required=True)
+    version = _version(doc, data, path)
     raw = data.get("mapping")
     if not isinstance(raw, dict):
         doc.problem(
@@ -376,9 +417,9 @@ def parse_codebook(text: str, source: str = "<codebook>") -> CodebookSpec:
             dimensions.append(dimension)
 
     spec = CodebookSpec(
-        key=_key(doc, data, ""),
+        key=_codebook_key(doc, data),
         name=_text(doc, data, "name", "", required=True),
-        version=_text(doc, data, "version", "", required=True),
+        version=_version(doc, data, ""),
         description=_text(doc, data, "description", "", required=False),
         source=_text(doc, data, "source", "", required=False),
         dimensions=tuple(dimensions),

@@ -1,11 +1,45 @@
+from django.core.exceptions import ValidationError
 from django.db import models
+
+from taxonomy.codebook_file import (
+    CODEBOOK_KEY_MAX,
+    VERSION_MAX,
+    codebook_key_problem,
+    version_problem,
+)
+
+
+def validate_codebook_key(value) -> None:
+    problem = codebook_key_problem(value)
+    if problem:
+        raise ValidationError(problem, code="invalid")
+
+
+def validate_codebook_version(value) -> None:
+    problem = version_problem(value)
+    if problem:
+        raise ValidationError(problem, code="invalid")
 
 
 class Codebook(models.Model):
-    """A labelling scheme at one version. A study pins a version; a pinned version is frozen."""
+    """A labelling scheme at one version. A study pins a version; a pinned version is frozen.
 
-    key = models.SlugField(max_length=100)
-    version = models.CharField(max_length=40)
+    Whoever made a key's first version owns the key (`owner`): only they may add versions to
+    it, and admins (see labeler.permissions.codebook_key_require_addable)."""
+
+    # Taxonomy knows no studies: the app that makes a key names its owner in words of its own.
+    ADMINS = ""
+
+    key = models.SlugField(max_length=CODEBOOK_KEY_MAX, validators=[validate_codebook_key])
+    version = models.CharField(max_length=VERSION_MAX, validators=[validate_codebook_version])
+    owner = models.CharField(
+        max_length=100,
+        blank=True,
+        default=ADMINS,
+        help_text="Who may add a version of this key, besides admins: empty for the admins "
+        "alone (the built-in codebooks, files an admin loads), `study:<id>` for the study "
+        "whose board or open round made the key's first version.",
+    )
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     source = models.TextField(

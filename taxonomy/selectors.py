@@ -22,6 +22,17 @@ def codebook_newest(*, key: str, version: str | None = None) -> Codebook | None:
     return codebooks.order_by("-created_at").first()
 
 
+def codebook_key_owner(*, key: str) -> str | None:
+    """Who owns codebook `key` (Codebook.owner of its first version); None when there is no
+    such codebook."""
+    return (
+        Codebook.objects.filter(key=key)
+        .order_by("created_at", "pk")
+        .values_list("owner", flat=True)
+        .first()
+    )
+
+
 def codebook_with_tree(*, key: str, version: str) -> Codebook:
     """One codebook with its dimensions and categories loaded in three queries."""
     categories = Category.objects.order_by("position")

@@ -6,10 +6,11 @@ import json
 from dataclasses import asdict
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from taxonomy.codebook_file import CodebookSpec, RevisesSpec
 from taxonomy.models import Category, Codebook, Dimension
+from taxonomy.selectors import codebook_key_owner
 
 
 def codebook_spec_hash(spec: CodebookSpec) -> str:
@@ -22,12 +23,14 @@ def codebook_spec_hash(spec: CodebookSpec) -> str:
 
 
 @transaction.atomic
-def codebook_load(*, spec: CodebookSpec) -> tuple[Codebook, bool]:
+def codebook_load(*, spec: CodebookSpec, owner: str = Codebook.ADMINS) -> tuple[Codebook, bool]:
     """Create or update the codebook `spec` describes. Returns (codebook, changed).
 
     Loading the same content twice changes nothing. A frozen version (pinned by a study) is
-    never changed: its content must come under a new version.
+    never changed: its content must come under a new version. A new key is `owner`'s; a new
+    version of a key keeps the key's owner (who may add one is the caller's to check).
     """
+    codebook_key_lock(key=spec.key)
     digest = codebook_spec_hash(spec)
     codebook = (
         Codebook.objects.select_for_update().filter(key=spec.key, version=spec.version).first()
@@ -43,6 +46,9 @@ def codebook_load(*, spec: CodebookSpec) -> tuple[Codebook, bool]:
 
     if codebook is None:
         codebook = Codebook(key=spec.key, version=spec.version)
+        codebook.owner = codebook_key_owner(key=spec.key)
+        if codebook.owner is None:
+            codebook.owner = owner
     codebook.name = spec.name
     codebook.description = spec.description
     codebook.source = spec.source
@@ -95,6 +101,19 @@ def _dimension_categories_sync(*, dimension: Dimension, specs) -> None:
         category.path = spec.path
         category.full_clean(exclude=["dimension"])
         category.save(update_fields=["parent", "path"])
+
+
+def codebook_key_lock(*, key: str) -> None:
+    """Hold codebook `key` until the transaction ends, so that who checks then adds a version
+    to it sees the versions, and the owner, of whoever added one just before (two freezes into
+    one new key at once: the second finds the first's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"codebook:{key}"])
+
+
+def codebook_key_give(*, key: str, owner: str) -> None:
+    """Make `owner` the owner of codebook `key` (every version of it)."""
+    Codebook.objects.filter(key=key).update(owner=owner)
 
 
 def codebook_freeze(*, codebook: Codebook) -> None:

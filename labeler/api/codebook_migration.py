@@ -7,7 +7,9 @@
 The study's leads only (and staff), as on the page and with the command. A version the
 codebook does not have is a 404 naming those it has; a version that is not a revision of the
 study's, and a dimension the new version lacks, a 400; items annotators hold right now, a 409
-(try again once they are submitted or their holds expire).
+(try again once they are submitted or their holds expire). A migration posted while another
+of the study runs waits for it, then is refused as a repeat is (a 400 saying the version the
+study is on now), with nothing written.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from labeler.labels import (
     FROZEN_SCHEMES_KEPT,
     NOTE_MAX,
     Scheme,
-    study_scheme,
+    study_scheme_by_id,
 )
 from labeler.models import Annotation, Assignment, SkipReason, Study
 from labeler.permissions import assignment_require_own, study_get_for_user
@@ -393,7 +393,10 @@ class StudyLabellingViewSet(viewsets.ViewSet):
             )
         report = report_for_labelling(report_id=assignment.item_report_id)
         codes = assignment_codes(assignment=assignment) if study.kind == Study.Kind.OPEN else {}
-        body = next_item_json(assignment, report, study_scheme(study=study), codes)
+        # The version read with the assignment: a migration may have committed since `study`
+        # was read, and flagged the very item handed out.
+        scheme = study_scheme_by_id(study_id=study.pk, codebook_id=assignment.study_codebook_id)
+        body = next_item_json(assignment, report, scheme, codes)
         return HttpResponse(body, content_type="application/json")
 
     @extend_schema(

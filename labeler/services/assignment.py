@@ -85,7 +85,10 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     submitted or skipped, and that no other request is handing out at this moment.
     Held items past the study's hold timeout go back to the pool first. The assignment
     carries its item's report id as `item_report_id`, so the report can be read without
-    loading the item.
+    loading the item, and the codebook version of its study as `study_codebook_id`, read
+    with the assignment: a migration that flagged it, or that the hand-out waited for, is
+    seen there too, so its labels are asked for in the version they will be checked against
+    (the `study` passed in may have been read before that migration).
 
     Two queries, whether the user holds an item or one is handed out; three when nothing is
     free for them.
@@ -99,7 +102,9 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
         if any_stale:
             assignment_expire_stale(study=study)
         return _assignment_claim(study=study, user=user, now=now)
-    return Assignment.objects.annotate(item_report_id=F("item__report_id")).get(pk=held_id)
+    return Assignment.objects.annotate(
+        item_report_id=F("item__report_id"), study_codebook_id=F("study__codebook_id")
+    ).get(pk=held_id)
 
 
 # The user's current hold, and whether the study has any hold to expire: one probe of two
@@ -149,7 +154,7 @@ def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
                 row = cursor.fetchone()
                 if row is None:
                     break
-                _, report_id, *columns = row
+                _, report_id, codebook_id, *columns = row
                 if columns[0] is not None:
                     assignment = Assignment.from_db(connection.alias, ASSIGNMENT_FIELDS, columns)
                     # from_db takes values as given: JSON comes as text.
@@ -157,6 +162,13 @@ def _assignment_claim(*, study: Study, user, now) -> Assignment | None:
                         assignment.relabel, None, connection
                     )
                     assignment.item_report_id = report_id
+                    if picked is CLAIM_PICKED_WAITING:
+                        # The statement's snapshot predates the locks it waited for: a
+                        # migration holding them has committed since.
+                        codebook_id = Study.objects.values_list("codebook_id", flat=True).get(
+                            pk=study.pk
+                        )
+                    assignment.study_codebook_id = codebook_id
                     return assignment
     return None
 
@@ -248,7 +260,8 @@ WITH picked AS ({picked}), claim AS (
     UPDATE labeler_studyitem item SET claimed = item.claimed + 1
     FROM claim WHERE item.id = claim.item_id
 )
-SELECT picked.id, picked.report_id, claim.*
+SELECT picked.id, picked.report_id,
+       (SELECT codebook_id FROM labeler_study WHERE id = %(study)s), claim.*
 FROM picked LEFT JOIN claim ON claim.item_id = picked.id
 """
 # Every column of the assignment, in the order Assignment.from_db takes them.

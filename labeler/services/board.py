@@ -32,9 +32,22 @@ from config.api import CONFLICT
 from labeler.board import NOT_UNDONE, board_dimensions, theme_paths, themes_in_order
 from labeler.labels import name_normalise
 from labeler.models import Board, BoardEvent, Code, CodeUse, Study, Theme
-from taxonomy.codebook_file import KEY_PATTERN, CategorySpec, CodebookSpec, DimensionSpec
+from labeler.permissions import codebook_key_require_addable, codebook_owner_of
+from taxonomy.codebook_file import (
+    KEY_PATTERN,
+    CategorySpec,
+    CodebookSpec,
+    DimensionSpec,
+    codebook_key_problem,
+    version_problem,
+)
 from taxonomy.models import Codebook, Dimension
-from taxonomy.services import codebook_freeze, codebook_load, codebook_revise
+from taxonomy.services import (
+    codebook_freeze,
+    codebook_key_lock,
+    codebook_load,
+    codebook_revise,
+)
 
 CODE_NAME_MAX = 120
 THEME_NAME_MAX = 200
@@ -114,11 +127,9 @@ def _conflict(message: str) -> ValidationError:
 
 def _board_locked(board: Board) -> Board:
     """The board's row, locked for the change; a frozen board refuses every change."""
-    board = (
-        Board.objects.select_for_update(of=("self",))
-        .select_related("frozen_into", "study")
-        .get(pk=board.pk)
-    )
+    # Not joined to the codebook it was frozen into: a change that waited here for a freeze
+    # would get the board's new row with the codebook row read before the wait (none).
+    board = Board.objects.select_for_update(of=("self",)).select_related("study").get(pk=board.pk)
     if board.frozen_into_id is not None:
         codebook = board.frozen_into
         raise _conflict(
@@ -916,12 +927,10 @@ def _freeze_spec(
     frozen map, the board's cards, theme paths). Every problem is named at once."""
     problems: dict[str, list[str]] = defaultdict(list)
     key, version, name = str(key or "").strip(), str(version or "").strip(), str(name or "").strip()
-    if not KEY_PATTERN.match(key):
-        problems["key"].append(
-            f"key {key!r} must be lowercase letters and digits separated by single hyphens"
-        )
-    if not version or len(version) > Codebook._meta.get_field("version").max_length:
-        problems["version"].append("a version of 1 to 40 characters")
+    if problem := codebook_key_problem(key):
+        problems["key"].append(problem)
+    if problem := version_problem(version):
+        problems["version"].append(problem)
     if not name or len(name) > Codebook._meta.get_field("name").max_length:
         problems["name"].append("a name of 1 to 200 characters")
     if board.kind == Board.Kind.REVISION and key != board.base.key:
@@ -1024,11 +1033,17 @@ def board_freeze(
     Top-level themes become categories, their children sub-categories, with the board's
     dimensions' settings; the version is loaded as any codebook file is, and frozen. The
     board records it and which code went into which category. Codes under no theme block
-    the freeze, named, unless `leave_out_ungrouped`: they then go into no category.
+    the freeze, named, unless `leave_out_ungrouped`: they then go into no category. A key
+    that exists takes a new version only from those who may add one (labeler.permissions.
+    codebook_key_require_addable: a 403 naming its owner); a new key is the study's.
+    Everything is checked before anything is written.
     A revision board's version derives from the one it revises, with the mapping its cards
     make (taxonomy.services.codebook_revise).
     """
     board = _board_locked(board)
+    if codebook_key_problem(str(key or "").strip()) is None:
+        codebook_key_lock(key=str(key).strip())
+        codebook_key_require_addable(key=str(key).strip(), user=user)
     spec, frozen_map, codes, paths = _freeze_spec(
         board=board,
         key=key,
@@ -1040,7 +1055,7 @@ def board_freeze(
         mapping = _revision_mapping(board=board, codes=codes, paths=paths)
         codebook = codebook_revise(base=board.base, spec=spec, mapping=mapping)
     else:
-        codebook, _ = codebook_load(spec=spec)
+        codebook, _ = codebook_load(spec=spec, owner=codebook_owner_of(board.study))
     codebook_freeze(codebook=codebook)
     now = timezone.now()
     board.frozen_into = codebook

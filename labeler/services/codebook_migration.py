@@ -72,9 +72,11 @@ def study_codebook_migrate(
     (directly or not), an open-coding study, a dimension the new version lacks, and items
     annotators hold right now (their pages show the old version: wait until they are
     submitted or their holds expire)."""
-    study = (
-        Study.objects.select_for_update(of=("self",)).select_related("codebook").get(pk=study.pk)
-    )
+    # The study's row alone, its codebook read once the lock is held: with the codebook
+    # joined, a migration that waited here for another one would find no row at all
+    # (PostgreSQL re-checks the join against the codebook row it read before the wait). It
+    # then finds the study moved, and is refused as a repeat is.
+    study = Study.objects.select_for_update().get(pk=study.pk)
     # Locked before the plan reads the labels, so no submission lands between the two.
     assignments = {
         assignment.pk: assignment

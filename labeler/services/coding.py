@@ -20,9 +20,10 @@ from django.utils.text import slugify
 
 from labeler.labels import Scheme, name_normalise
 from labeler.models import Assignment, Board, Code, CodeUse, Study
+from labeler.permissions import codebook_key_owner_words
 from taxonomy.codebook_file import KEY_PATTERN, CodebookSpec, DimensionSpec
 from taxonomy.models import Codebook, Dimension
-from taxonomy.services import codebook_load
+from taxonomy.services import codebook_key_lock, codebook_load
 
 # The version of the codebook an open study started from scratch pins.
 OPEN_VERSION = "open"
@@ -73,16 +74,20 @@ def codebook_open_create(
     """The codebook version an open study starts from scratch: the named dimensions (each
     required, one category at most, in the order given) and no category; key from the study's
     slug, version "open". The caller pins (freezes) it. Errors name `field` and the name
-    (`dimension_names[1]`), or `slug` when that key's "open" version exists already."""
+    (`dimension_names[1]`), or `slug` when that key exists already (it is another's: the
+    caller gives the new key to the study, taxonomy.services.codebook_key_give)."""
     dimensions = open_dimensions_parse(dimension_names, field)
     key = key_from(slug)
     if not KEY_PATTERN.match(key) or len(key) > KEY_MAX:
         raise ValidationError({"slug": f"{slug!r} gives no codebook key: use letters or digits"})
-    if Codebook.objects.filter(key=key, version=OPEN_VERSION).exists():
+    codebook_key_lock(key=key)
+    owner = codebook_key_owner_words(key)
+    if owner is not None:
+        # A version "open" of it would be what new studies on the key pick.
         raise ValidationError(
             {
-                "slug": f"codebook {key!r} has a version {OPEN_VERSION!r} already (from another "
-                "study): give this study another slug, or pin that codebook"
+                "slug": f"codebook {key!r} exists already and belongs to {owner}: give this "
+                "study another slug, or pin that codebook"
             }
         )
     codebook, _ = codebook_load(
@@ -110,9 +115,10 @@ def board_open_create(*, study: Study, created_by=None) -> Board:
 
 
 def _board_locked(study_id: int) -> Board:
+    # Not joined to the codebook it was frozen into: a submission that waited here for a
+    # freeze would get the board's new row with the codebook row read before the wait (none).
     board = (
-        Board.objects.select_for_update(of=("self",))
-        .select_related("frozen_into")
+        Board.objects.select_for_update()
         .filter(study_id=study_id, kind=Board.Kind.OPEN)
         .order_by("-created_at", "-pk")
         .first()

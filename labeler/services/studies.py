@@ -13,6 +13,7 @@ from django.db.models import Max
 from config.sql import int_array
 from labeler.frames import FrameQuery, frame_reports, stratum_expression
 from labeler.models import Study, StudyBatch, StudyItem, StudyMember
+from labeler.permissions import codebook_owner_of
 from labeler.sampling import (
     SamplePlan,
     SampleSpec,
@@ -24,7 +25,7 @@ from labeler.sampling import (
 from labeler.services.coding import board_open_create, codebook_open_create
 from mining.tasks import reports_patches_request
 from taxonomy.models import Codebook
-from taxonomy.services import codebook_freeze
+from taxonomy.services import codebook_freeze, codebook_key_give
 
 # How long an item may be held without a submission before it returns to the pool.
 HOLD_MINUTES_MIN = 1
@@ -234,7 +235,8 @@ def study_create(
     )
     if Study.objects.filter(slug=slug).exists():
         raise ValidationError({"slug": f"a study {slug!r} already exists"})
-    if codebook is None:
+    made = codebook is None
+    if made:
         codebook = codebook_open_create(slug=slug, name=name, dimension_names=dimension_names)
     dimensions = list(codebook.dimensions.order_by("position"))
     if dimension_keys:
@@ -279,6 +281,9 @@ def study_create(
     study.save()
     study.dimensions.set(dimensions)
     codebook_freeze(codebook=codebook)
+    if made:
+        # The key its round made is the study's: its leads freeze the board into it.
+        codebook_key_give(key=codebook.key, owner=codebook_owner_of(study))
     if kind == Study.Kind.OPEN:
         board_open_create(study=study, created_by=created_by)
     if created_by is not None:

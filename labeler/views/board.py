@@ -9,6 +9,7 @@ import csv
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.core.validators import slug_re
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -17,9 +18,15 @@ from django.views.decorators.http import require_GET
 
 from labeler.board import board_carry_over
 from labeler.export.writers import SPREADSHEET_FORMULAS
-from labeler.models import Study
-from labeler.permissions import access_sorts_board, study_access, study_get_for_user
+from labeler.models import Board, Study
+from labeler.permissions import (
+    access_sorts_board,
+    codebook_key_refusal,
+    study_access,
+    study_get_for_user,
+)
 from labeler.services.board import study_board_current
+from taxonomy.codebook_file import codebook_key_problem, version_problem
 from taxonomy.models import Codebook
 
 BOARD_ONLY = (
@@ -83,6 +90,10 @@ def board_page(request, slug: str):
             "board": board,
             "frozen": frozen,
             "links": new_study_links(study=study, codebook=frozen) if frozen else None,
+            # A revision's key is fixed: say before the freeze when it cannot take a version.
+            "freeze_refused": codebook_key_refusal(key=board.base.key, user=request.user)
+            if board is not None and not frozen and board.kind == Board.Kind.REVISION
+            else None,
             "keys": BOARD_KEYS,
             "config": config,
         },
@@ -154,12 +165,14 @@ def new_study_initial(request) -> dict:
     first batch again, the same reports as long as the frame selects what it did then."""
     query = request.GET
     initial: dict = {}
-    codebook = Codebook.objects.filter(
-        key=query.get("codebook", ""), version=query.get("version", "")
-    ).first()
+    key, version, slug = (query.get(name, "") for name in ("codebook", "version", "from"))
+    # A name no codebook or study can have names none (and a NUL would fail in the database).
+    codebook = None
+    if codebook_key_problem(key) is None and version_problem(version) is None:
+        codebook = Codebook.objects.filter(key=key, version=version).first()
     if codebook is not None:
         initial["codebook"] = codebook.pk
-    source = Study.objects.filter(slug=query.get("from", "")).first()
+    source = Study.objects.filter(slug=slug).first() if slug_re.match(slug) else None
     if source is None or not study_access(user=request.user, study=source).can_lead:
         return initial
     frame = source.frame or {}

@@ -10,9 +10,11 @@ import pytest
 from playwright.sync_api import expect
 
 from labeler.models import Board, Code, Theme
+from labeler.permissions import codebook_owner_of
 from labeler.roles import Role
 from labeler.services.adjudication import item_adjudicate
 from taxonomy.models import Codebook
+from taxonomy.services import codebook_key_give
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 from tests.labeler.final_labels import decided_study
 
@@ -269,10 +271,19 @@ def test_a_lead_sorts_the_codes_by_mouse_and_freezes_the_board(board_page, sign_
     expect(page.get_by_test_id("freeze-ungrouped")).to_have_text("Every code is under a category.")
     page.screenshot(path="test-artifacts/board-mouse.png", full_page=True)
 
-    # The freeze: a bad key is named; then the board is frozen, with its links.
+    # The freeze: a bad key is named, so is the owner of another's key; then the board is
+    # frozen, with its links.
     page.get_by_test_id("freeze-key").fill("Open Perf")
     page.get_by_test_id("freeze-submit").click()
     expect(page.get_by_test_id("status")).to_contain_text("key 'Open Perf' must be lowercase")
+    Codebook.objects.create(key="shipped-causes", version="1", name="Shipped", content_hash="0")
+    page.get_by_test_id("freeze-key").fill("shipped-causes")
+    page.get_by_test_id("freeze-submit").click()
+    expect(page.get_by_test_id("status")).to_contain_text(
+        "codebook 'shipped-causes' belongs to the admins (a built-in codebook, or one loaded "
+        "from a codebook file): only the admins may add a version to it"
+    )
+    expect(page.get_by_test_id("freeze")).to_be_visible()
     page.get_by_test_id("freeze-key").fill("open-perf")
     page.get_by_test_id("freeze-name").fill("Open perf causes")
     page.get_by_test_id("freeze-submit").click()
@@ -326,6 +337,8 @@ def test_a_lead_revises_a_closed_studys_codebook_on_a_board(
             }
         },
     )
+    # The study's own codebook (its board made it), so its lead may revise it.
+    codebook_key_give(key=study.codebook.key, owner=codebook_owner_of(study))
     sign_in(lead)
     page.goto("/studies/perf/")
     page.get_by_test_id("board-link").click()

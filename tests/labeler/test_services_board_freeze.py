@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 
 from config.api import CONFLICT
 from labeler.models import Annotation, Board, Code, FinalLabel, Theme
+from labeler.permissions import codebook_owner_of
 from labeler.services.board import (
     board_freeze,
     board_revision_start,
@@ -21,9 +22,9 @@ from labeler.services.board import (
 from taxonomy.codebook_file import codebook_yaml, parse_codebook
 from taxonomy.models import Codebook
 from taxonomy.selectors import codebook_spec
-from taxonomy.services import codebook_spec_hash
+from taxonomy.services import codebook_key_give, codebook_spec_hash
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
-from tests.labeler.factories import LabellingStudyFactory
+from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -94,7 +95,8 @@ def test_the_freeze_refuses_ungrouped_codes_naming_them(sorted_board):
 def test_the_freeze_names_every_problem_at_once(sorted_board, make_user):
     board, lead = sorted_board["board"], sorted_board["lead"]
     Theme.objects.filter(board=board, dimension__key="symptom").delete()
-    Codebook.objects.create(key="taken", version="1", name="Taken")
+    study = sorted_board["study"]
+    Codebook.objects.create(key="taken", version="1", name="Taken", owner=codebook_owner_of(study))
     with pytest.raises(ValidationError) as error:
         board_freeze(
             board=board, key="taken", version="1", name="", user=lead, leave_out_ungrouped=True
@@ -219,6 +221,9 @@ def closed_study(make_user):
     study = LabellingStudyFactory(slug="perf", name="Perf")
     study.codebook.description = "Causes of slowness."
     study.codebook.save()
+    # Its own codebook (made on its board, say), so its leads may revise it.
+    codebook_key_give(key=study.codebook.key, owner=codebook_owner_of(study))
+    StudyMemberFactory(study=study, user=lead, role="lead")
     return study, lead
 
 
