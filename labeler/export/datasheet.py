@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.db.models import Count
 
-from labeler.agreement import study_agreement
+from labeler.agreement import AgreementNotApplicable, study_agreement
 from labeler.export.dataset import ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
 from labeler.labels import study_scheme
@@ -129,6 +129,14 @@ TEXT_AS_IMPORTED = (
 )
 
 
+def _agreement(study, *, pseudonyms: bool) -> dict:
+    """The agreement table; for a study without one (open coding), why, and no dimension."""
+    try:
+        return study_agreement(study=study, pseudonyms=pseudonyms)
+    except AgreementNotApplicable as error:
+        return {"study": study.slug, "applicable": False, "reason": str(error), "dimensions": []}
+
+
 def study_datasheet(
     *, study, options: ExportOptions, names: dict[int, str], fmt: str, now: dt.datetime
 ) -> dict:
@@ -168,5 +176,5 @@ def study_datasheet(
         "collection": _sampling(study),
         "annotators": len(names),
         "final_labels": _final_counts(study),
-        "agreement": study_agreement(study=study, pseudonyms=not options.real_names),
+        "agreement": _agreement(study, pseudonyms=not options.real_names),
     }

@@ -84,6 +84,9 @@ def _collection(collection: dict) -> list[str]:
 
 
 def _agreement(agreement: dict) -> list[str]:
+    if agreement.get("applicable") is False:
+        reason = agreement["reason"]
+        return ["## Agreement", "", reason[0].upper() + reason[1:], ""]
     table = _table(
         ["dimension", "level", "items", "annotators", "% agreement", "Fleiss' kappa", "alpha"],
         [
