@@ -149,6 +149,9 @@ def datasheet_markdown(sheet: dict) -> str:
             f"Each annotator's labels are included, named by {options['annotator_names']}.",
             "",
         ]
+        if "codes" in composition:
+            codes = composition["codes"]
+            lines += [f"Codes of {codes}.", ""]
     lines += ["How a final label was reached:", ""]
     lines += [f"- `{method}`: {what}" for method, what in composition["methods"].items()]
     lines += [""]
