@@ -366,21 +366,41 @@ def _names(*, study: Study, real_names: bool) -> dict[int, str]:
 
 
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:
-    """Every decision and reopening on the item's final labels, oldest first."""
-    keys = {d.pk: d.key for d in scheme.dimensions}
-    events = FinalLabelEvent.objects.filter(item=item).select_related("user")
+    """Every decision and reopening on the item's final labels, oldest first, each as it was
+    when made: its dimension's key and name, and each value's category name, those of the
+    codebook version it was decided under (a codebook migration since moves the study to
+    another version, but a version a study pinned is frozen, so its names never change)."""
+    events = list(
+        FinalLabelEvent.objects.filter(item=item)
+        .select_related("user", "dimension")
+        .order_by("created_at", "pk")
+    )
+    # The scheme's names without a query; an older version's (after a migration) with one.
+    names: dict[int, dict[str, str]] = defaultdict(dict)
+    for dimension in scheme.dimensions:
+        names[dimension.pk] = {path: c.name for path, c in scheme.by_path(dimension).items()}
+    older = {event.dimension_id for event in events} - set(names)
+    if older:
+        categories = Category.objects.filter(dimension_id__in=older)
+        for dimension_id, path, name in categories.values_list("dimension_id", "path", "name"):
+            names[dimension_id][path] = name
     return [
         {
             "kind": event.kind,
-            "dimension": keys.get(event.dimension_id),
+            "dimension": event.dimension.key,
+            "dimension_name": event.dimension.name,
             "values": event.values,
+            "categories": [
+                {"path": path, "name": names[event.dimension_id].get(path, path)}
+                for path in event.values or ()
+            ],
             "method": event.method,
             "by": event.user.username if event.user else None,
             "rationale": event.rationale,
             "reason": event.reason,
             "at": event.created_at,
         }
-        for event in events.order_by("created_at", "pk")
+        for event in events
     ]
 
 

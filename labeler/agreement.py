@@ -11,6 +11,13 @@ re-label of an item that had been final comes after its final label was shown, s
 counts. Imported labels are submissions like the app's. A single-select dimension left empty
 is rated NO_CATEGORY; a multi-select one, the empty set.
 
+An open-coding study has no agreement: its annotators write their own codes in their own
+words, so two codes that differ say nothing of whether the annotators disagree, and the
+categories its ratings would count are empty. `study_agreement` raises AgreementNotApplicable
+for it, with the reason every door (page, API, command, datasheet) shows instead of a figure.
+A dimension whose every rating is empty ("(none)", or the empty set) has no coefficient
+either (labeler.statistics.agreement, `empty`).
+
 Each dimension is measured on full key paths (`level` "path"); one with sub-categories is
 also measured on top-level categories (`level` "top", listed first). Each category's entry
 in `per_category` also counts the reasons leads gave when they adjudicated a disagreement on
@@ -44,6 +51,22 @@ BY = ("batch", "window")
 WINDOW_MIN = 2
 
 Value = str | frozenset[str]
+
+OPEN_CODING = (
+    "an open-coding round has no agreement: each annotator writes codes in their own words, "
+    "and codes in different words are not disagreements a coefficient could count; the "
+    "round's result is its code board. Agreement is measured in a closed study that labels "
+    "with the codebook version the board is frozen into."
+)
+
+
+class AgreementNotApplicable(Exception):
+    """The study has no agreement to measure; the message says why."""
+
+
+def agreement_not_applicable(*, study: Study) -> str | None:
+    """Why the study has no agreement to measure, or None when it has."""
+    return OPEN_CODING if study.kind == Study.Kind.OPEN else None
 
 
 @dataclass(frozen=True)
@@ -252,6 +275,7 @@ def _figures(*, study, scheme, dimensions, read, mask, bootstrap, seed) -> list[
                 multiple=dimension.multiple,
                 bootstrap=bootstrap,
                 seed=seed,
+                empty=NO_CATEGORY,
             )
             reasons = _reasons(study=study, dimension=dimension, ratings=at_level)
             for row in figures["per_category"]:
@@ -276,8 +300,12 @@ def study_agreement(
     `by="batch"`: the same per batch of items; `by="window"`: over consecutive windows of
     `window` items in the order they were labelled (by their last rating). `dimension` (a key
     the caller has checked) limits it to one dimension; `pseudonyms` names annotators A1, A2, …
-    instead of by username.
+    instead of by username. Raises AgreementNotApplicable for a study without agreement (an
+    open-coding round).
     """
+    reason = agreement_not_applicable(study=study)
+    if reason is not None:
+        raise AgreementNotApplicable(reason)
     scheme = study_scheme(study=study)
     dimensions = [scheme.dimension(dimension)] if dimension else list(scheme.dimensions)
     names = annotator_names(study=study, pseudonyms=pseudonyms)
@@ -319,6 +347,7 @@ def study_agreement(
                         multiple=d.multiple,
                         bootstrap=bootstrap,
                         seed=seed,
+                        empty=NO_CATEGORY,
                     ),
                 }
                 for d in dimensions

@@ -2,7 +2,8 @@
 
 Leads and researchers of the study (and staff) see it; annotators do not. Leads see
 annotators by username, researchers by the study's pseudonyms (A1, A2, …): who agrees with
-whom is for those who run the study.
+whom is for those who run the study. An open-coding study has no agreement: 409, with the
+reason as `message` and `"applicable": false`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,14 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import RejectUnknownFieldsMixin
-from labeler.agreement import BOOTSTRAP, BY, WINDOW_MIN, study_agreement
+from config.api import Conflict, RejectUnknownFieldsMixin
+from labeler.agreement import (
+    BOOTSTRAP,
+    BY,
+    WINDOW_MIN,
+    AgreementNotApplicable,
+    study_agreement,
+)
 from labeler.labels import dimension_get, study_scheme
 from labeler.permissions import (
     access_sees_agreement,
@@ -60,9 +67,12 @@ class StudyAgreementView(APIView):
     percent agreement, Cohen's kappa per pair with its 95 % interval, Fleiss' kappa,
     Krippendorff's alpha with its 95 % interval, Gwet's AC1, per category, and the reasons
     leads gave for disagreements per category. A figure that cannot be computed is null, with
-    a note saying why."""
+    a note saying why. An open-coding study has none: 409 saying why."""
 
-    @extend_schema(parameters=[AgreementQuerySerializer], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        parameters=[AgreementQuerySerializer],
+        responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+    )
     def get(self, request, slug):
         study, access = study_get_for_user(user=request.user, slug=slug)
         if not access_sees_agreement(access):
@@ -70,8 +80,8 @@ class StudyAgreementView(APIView):
         query = AgreementQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
-        return Response(
-            study_agreement(
+        try:
+            result = study_agreement(
                 study=study,
                 dimension=dimension_get(scheme=study_scheme(study=study), key=data["dimension"]).key
                 if "dimension" in data
@@ -81,7 +91,9 @@ class StudyAgreementView(APIView):
                 bootstrap=data["bootstrap"],
                 pseudonyms=not access_sees_annotator_names(access),
             )
-        )
+        except AgreementNotApplicable as error:
+            raise Conflict(str(error), extra={"applicable": False}) from None
+        return Response(result)
 
 
 urlpatterns = [

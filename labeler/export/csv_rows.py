@@ -130,40 +130,79 @@ def _float(value) -> _Sql:
     )
 
 
-# Per annotator (in the order of `ids`) one cell per dimension, then note, unsure, seconds, as
-# one array: NULL for an annotator who did not submit the item, as for a dimension left
-# unanswered.
+# Per annotator (in the order of `ids`) one cell per dimension, in an open-coding study two
+# more per dimension (the codes as written, and each one's category on the code board, in the
+# same order), then note, unsure, seconds, as one array: NULL for an annotator who did not
+# submit the item, as for a dimension left unanswered.
 ANNOTATOR_CELLS = """(SELECT array_agg(part.cell ORDER BY who.n, part.k)
-FROM unnest({1}::bigint[]) WITH ORDINALITY AS who(id, n)
+FROM unnest({{1}}::bigint[]) WITH ORDINALITY AS who(id, n)
 LEFT JOIN labeler_assignment turn
-    ON turn.item_id = {0} AND turn.annotator_id = who.id AND turn.status = {3}
+    ON turn.item_id = {{0}} AND turn.annotator_id = who.id AND turn.status = {{3}}
 CROSS JOIN LATERAL (
     SELECT dimension.n AS k,
-           (SELECT string_agg(label.value, {4} ORDER BY label.n)
+           (SELECT string_agg(label.value, {{4}} ORDER BY label.n)
             FROM labeler_annotation answer,
                  jsonb_array_elements_text(answer."values") WITH ORDINALITY AS label(value, n)
-            WHERE answer.item_id = {0} AND answer.annotator_id = who.id
+            WHERE answer.item_id = {{0}} AND answer.annotator_id = who.id
               AND answer.dimension_id = dimension.id AND answer.assignment_id = turn.id
            ) AS cell
-    FROM unnest({2}::bigint[]) WITH ORDINALITY AS dimension(id, n)
-    UNION ALL SELECT {5} + 1, turn.note
-    UNION ALL SELECT {5} + 2, turn.unsure::text
-    UNION ALL SELECT {5} + 3, turn.seconds::text
+    FROM unnest({{2}}::bigint[]) WITH ORDINALITY AS dimension(id, n){codes}
+    UNION ALL SELECT {{5}} + 1, turn.note
+    UNION ALL SELECT {{5}} + 2, turn.unsure::text
+    UNION ALL SELECT {{5}} + 3, turn.seconds::text
 ) AS part
 )"""
+# The codes of the turn's current version on each dimension (keys in {6}), then each code's
+# category: the path {7} gives its board code (by id), or empty.
+CODE_CELLS = """
+    UNION ALL
+    SELECT {8} + dimension.n,
+           (SELECT string_agg(written.value, {4} ORDER BY written.n)
+            FROM labeler_annotationversion version,
+                 jsonb_array_elements_text(version.codes -> dimension.key)
+                     WITH ORDINALITY AS written(value, n)
+            WHERE version.assignment_id = turn.id AND version.number = turn.version)
+    FROM unnest({2}::bigint[], {6}::text[]) WITH ORDINALITY AS dimension(id, key, n)
+    UNION ALL
+    SELECT 2 * {8} + dimension.n,
+           (SELECT string_agg(coalesce({7}::jsonb ->> used.code_id::text, ''), {4}
+                              ORDER BY written.n)
+            FROM labeler_annotationversion version
+            CROSS JOIN jsonb_array_elements_text(version.codes -> dimension.key)
+                WITH ORDINALITY AS written(value, n)
+            LEFT JOIN (
+                SELECT use.code_id, use.written_as FROM labeler_codeuse use
+                JOIN labeler_code code ON code.id = use.code_id
+                WHERE use.assignment_id = turn.id AND code.dimension_id = dimension.id
+            ) used ON used.written_as = written.value
+            WHERE version.assignment_id = turn.id AND version.number = turn.version)
+    FROM unnest({2}::bigint[], {6}::text[]) WITH ORDINALITY AS dimension(id, key, n)"""
 
 
-def _annotator_cells(names: dict[int, str], dimensions: list[DimensionInfo]) -> _Sql:
+def _annotator_cells(
+    names: dict[int, str], dimensions: list[DimensionInfo], categories: dict[int, str] | None
+) -> _Sql:
+    """The annotators' cells; with `categories` (code id -> category path: an open-coding
+    study), their codes and the codes' categories too."""
+    groups = 1 if categories is None else 3
     return _Sql(
-        ANNOTATOR_CELLS,
+        ANNOTATOR_CELLS.format(codes="" if categories is None else CODE_CELLS),
         F("pk"),
         Value(list(names), output_field=ArrayField(BigIntegerField())),
         Value([d.id for d in dimensions], output_field=ArrayField(BigIntegerField())),
         Value(Assignment.Status.SUBMITTED.value),
         SEPARATOR,
+        Value(groups * len(dimensions), output_field=IntegerField()),
+        Value([d.key for d in dimensions], output_field=ArrayField(TextField())),
+        Value(json.dumps({str(code): path for code, path in (categories or {}).items()})),
         Value(len(dimensions), output_field=IntegerField()),
         output_field=ArrayField(TextField()),
     )
+
+
+def annotator_cell_count(dimensions: int, codes: bool) -> int:
+    """Cells per annotator: one per dimension (three with codes), then note, unsure, seconds."""
+    return dimensions * (3 if codes else 1) + 3
 
 
 REPORT_CELLS = (
@@ -202,10 +241,12 @@ def study_csv_lines(
     options: ExportOptions,
     names: dict[int, str],
     dimensions: list[DimensionInfo],
+    categories: dict[int, str] | None = None,
     chunk: int = CHUNK,
 ) -> Iterator[list[str]]:
     """The study's CSV lines (without the header) in chunks of `chunk` items, in id order,
-    with the columns of `records.Columns`: one query per chunk."""
+    with the columns of `records.Columns`: one query per chunk. `categories` (code id ->
+    category path) for an open-coding study: the annotators' codes come too."""
     items = StudyItem.objects.filter(study=study)
     if options.final_only:
         items = items.filter(adjudicated_at__isnull=False)
@@ -230,8 +271,9 @@ def study_csv_lines(
         f"line.fixes[{n}]" for n in range(1, FIX_CELLS + 1)
     ]
     if options.include_annotators and names:
-        columns["answers"] = _annotator_cells(names, dimensions)
-        cells += [f"line.answers[{n}]" for n in range(1, len(names) * (len(dimensions) + 3) + 1)]
+        columns["answers"] = _annotator_cells(names, dimensions, categories)
+        per_annotator = annotator_cell_count(len(dimensions), categories is not None)
+        cells += [f"line.answers[{n}]" for n in range(1, len(names) * per_annotator + 1)]
     # First the item's id, for the next chunk and left out of the line.
     select = ", ".join(["line.item_id", *(f"NULLIF({cell}, '')" for cell in cells)])
     # Compiled once, the chunk's lower bound written as AFTER and bound anew for each chunk

@@ -2,7 +2,8 @@
 
 Keyset pagination by item id: each chunk is one query (items with their reports, fix links,
 final labels and, with annotators, their answers), however large the study, and only one
-chunk is held at a time.
+chunk is held at a time. In an open-coding study an annotator's answers are also their codes
+as written (their current version's) with each code's category on the study's code board.
 """
 
 from __future__ import annotations
@@ -15,9 +16,21 @@ from django.contrib.postgres.aggregates import JSONBAgg
 from django.db.models import F, Func, JSONField, OuterRef, Subquery
 
 from labeler.adjudication import study_pseudonyms
+from labeler.board import theme_paths
+from labeler.coding import study_open_board
 from labeler.export.records import NAME_SEPARATOR, DimensionInfo, ItemRow
 from labeler.labels import study_scheme
-from labeler.models import Annotation, Assignment, FinalLabel, Study, StudyItem
+from labeler.models import (
+    Annotation,
+    AnnotationVersion,
+    Assignment,
+    Code,
+    CodeUse,
+    FinalLabel,
+    Study,
+    StudyItem,
+    Theme,
+)
 from mining.selectors import fix_links_listed
 
 CHUNK = 2000
@@ -81,6 +94,24 @@ def annotator_names(*, study: Study, real_names: bool) -> dict[int, str]:
     return {user_id: usernames[user_id] for user_id in pseudonyms}
 
 
+def study_code_categories(*, study: Study) -> dict[int, str]:
+    """Code id -> the key path of the category the study's code board sorted it into (a
+    merged code's, that of the code it was merged into); codes under no category are left
+    out. Empty for a closed study."""
+    if study.kind != Study.Kind.OPEN:
+        return {}
+    board = study_open_board(study_id=study.pk)
+    if board is None:
+        return {}
+    paths = theme_paths(Theme.objects.filter(board=board))
+    codes = dict(Code.objects.filter(board=board).values_list("pk", "theme_id"))
+    merged = Code.objects.filter(board=board, merged_into__isnull=False)
+    resolved = dict(codes)
+    for code_id, into in merged.values_list("pk", "merged_into_id"):
+        resolved[code_id] = codes.get(into)
+    return {code: paths[theme] for code, theme in resolved.items() if theme in paths}
+
+
 def _json_array(*expressions) -> Func:
     return Func(*expressions, function="jsonb_build_array", output_field=JSONField())
 
@@ -110,27 +141,40 @@ def study_item_rows(
         labels = labels.values("assignment_id").annotate(
             found=JSONBAgg(_json_array(F("dimension_id"), F("values")))
         )
-        turn = _json_array(
+        answers = [
             F("annotator_id"),
             F("note"),
             F("unsure"),
             F("seconds"),
             Subquery(labels.values("found")),
-        )
+        ]
+        if study.kind == Study.Kind.OPEN:
+            written = AnnotationVersion.objects.filter(
+                assignment_id=OuterRef("pk"), number=OuterRef("version")
+            ).values("codes")[:1]
+            uses = CodeUse.objects.filter(assignment_id=OuterRef("pk")).order_by()
+            uses = uses.values("assignment_id").annotate(
+                found=JSONBAgg(_json_array(F("code__dimension_id"), F("written_as"), F("code_id")))
+            )
+            answers += [Subquery(written), Subquery(uses.values("found"))]
+        turn = _json_array(*answers)
         submitted = Assignment.objects.filter(status=Assignment.Status.SUBMITTED)
         items = items.annotate(turns=_per_item(submitted, turn, order_by=("submitted_at", "pk")))
         columns.append("turns")
     items = items.order_by("pk").values_list(*columns)
+    categories = study_code_categories(study=study) if options.include_annotators else {}
     last = 0
     while True:
         found = list(items.filter(pk__gt=last)[:chunk])
         if not found:
             return
         last = found[-1][0]
-        yield [_row(values, options, names) for values in found]
+        yield [_row(values, options, names, categories) for values in found]
 
 
-def _row(values: tuple, options: ExportOptions, names: dict[int, str]) -> ItemRow:
+def _row(
+    values: tuple, options: ExportOptions, names: dict[int, str], categories: dict[int, str]
+) -> ItemRow:
     item_id, adjudicated_at, fixes, finals, *report = (
         values[:-1] if options.include_annotators else values
     )
@@ -157,11 +201,23 @@ def _row(values: tuple, options: ExportOptions, names: dict[int, str]) -> ItemRo
             "rationale": rationale,
         }
     if options.include_annotators:
-        for annotator_id, note, unsure, seconds, labels in values[-1] or ():
+        for annotator_id, note, unsure, seconds, labels, *coding in values[-1] or ():
             row.annotators[names[annotator_id]] = {
                 "labels": dict(labels or ()),
                 "note": note,
                 "unsure": unsure,
                 "seconds": seconds,
             }
+            if coding:
+                written, uses = coding
+                row.annotators[names[annotator_id]] |= {
+                    "codes": written or {},
+                    "categories": {
+                        (dimension_id, name): categories.get(code_id)
+                        for dimension_id, name, code_id in uses or ()
+                    },
+                }
+        # In pseudonym order (A1, A2, …), as the CSV's columns are: not that of submission.
+        order = {name: position for position, name in enumerate(names.values())}
+        row.annotators = dict(sorted(row.annotators.items(), key=lambda given: order[given[0]]))
     return row

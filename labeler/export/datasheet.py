@@ -11,12 +11,12 @@ from pathlib import Path
 
 from django.db.models import Count
 
-from labeler.agreement import study_agreement
+from labeler.agreement import AgreementNotApplicable, study_agreement
 from labeler.export.dataset import ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
 from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.labels import study_scheme
-from labeler.models import FinalLabel, StudyBatch, StudyItem
+from labeler.models import FinalLabel, Study, StudyBatch, StudyItem
 
 PACKAGE = "bug-labeler"
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +129,26 @@ TEXT_AS_IMPORTED = (
 )
 
 
+OPEN_CODES = (
+    "an open-coding round: labels are empty where annotators wrote codes instead; each "
+    "annotator's codes per dimension are as they wrote them (their latest submission), with "
+    "each code's category on the study's code board (its key path; none where the board has "
+    "not sorted it), and the note is the annotator's memo. In CSV, `A1.<dimension>.codes` "
+    "holds the codes and `A1.<dimension>.categories` their categories in the same order "
+    "(an empty place for a code under no category), both joined with `;` (a code holding `;` "
+    "is kept apart only in JSON and JSON Lines, as `annotators.A1.codes.<dimension>`: "
+    "[{code, category}])"
+)
+
+
+def _agreement(study, *, pseudonyms: bool) -> dict:
+    """The agreement table; for a study without one (open coding), why, and no dimension."""
+    try:
+        return study_agreement(study=study, pseudonyms=pseudonyms)
+    except AgreementNotApplicable as error:
+        return {"study": study.slug, "applicable": False, "reason": str(error), "dimensions": []}
+
+
 def study_datasheet(
     *, study, options: ExportOptions, names: dict[int, str], fmt: str, now: dt.datetime
 ) -> dict:
@@ -150,6 +170,7 @@ def study_datasheet(
             "category_name_separator": NAME_SEPARATOR,
             "times": "ISO 8601, UTC; durations in hours",
             "text": TEXT_AS_IMPORTED,
+            **({"codes": OPEN_CODES} if study.kind == Study.Kind.OPEN else {}),
             "methods": {
                 "unanimous": "every annotator gave this label",
                 "majority": "most annotators gave it and the study accepts majorities",
@@ -168,5 +189,5 @@ def study_datasheet(
         "collection": _sampling(study),
         "annotators": len(names),
         "final_labels": _final_counts(study),
-        "agreement": study_agreement(study=study, pseudonyms=not options.real_names),
+        "agreement": _agreement(study, pseudonyms=not options.real_names),
     }

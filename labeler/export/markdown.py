@@ -84,6 +84,9 @@ def _collection(collection: dict) -> list[str]:
 
 
 def _agreement(agreement: dict) -> list[str]:
+    if agreement.get("applicable") is False:
+        reason = agreement["reason"]
+        return ["## Agreement", "", reason[0].upper() + reason[1:], ""]
     table = _table(
         ["dimension", "level", "items", "annotators", "% agreement", "Fleiss' kappa", "alpha"],
         [
@@ -146,6 +149,9 @@ def datasheet_markdown(sheet: dict) -> str:
             f"Each annotator's labels are included, named by {options['annotator_names']}.",
             "",
         ]
+        if "codes" in composition:
+            codes = composition["codes"]
+            lines += [f"Codes of {codes}.", ""]
     lines += ["How a final label was reached:", ""]
     lines += [f"- `{method}`: {what}" for method, what in composition["methods"].items()]
     lines += [""]

@@ -17,6 +17,7 @@ from labeler.export.dataset import (
     CHUNK,
     ExportOptions,
     annotator_names,
+    study_code_categories,
     study_dimensions,
     study_item_rows,
 )
@@ -118,15 +119,18 @@ class Export:
             return writers.json_pieces(self.records(), self.datasheet)
         if self.fmt == "jsonl":
             return writers.jsonl_pieces(self.records())
+        codes = self.study.kind == Study.Kind.OPEN
         columns = Columns(
             dimensions=tuple(d.key for d in self.dimensions),
             annotators=tuple(self.names.values()) if self.options.include_annotators else None,
+            codes=codes,
         )
         lines = study_csv_lines(
             study=self.study,
             options=self.options,
             names=self.names,
             dimensions=self.dimensions,
+            categories=study_code_categories(study=self.study) if codes else None,
             chunk=self.chunk,
         )
         return writers.csv_pieces(lines, columns.header())

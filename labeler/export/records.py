@@ -70,10 +70,22 @@ def _label(dimension: DimensionInfo, found: dict | None) -> dict:
     }
 
 
+def _codes(given: dict, dimension: DimensionInfo) -> list[dict]:
+    """An annotator's codes on one dimension as written, each with the code board's category
+    (its key path) or None where the board has not sorted it."""
+    categories = given["categories"]
+    return [
+        {"code": code, "category": categories.get((dimension.id, code))}
+        for code in given["codes"].get(dimension.key, ())
+    ]
+
+
 def record(row: ItemRow, dimensions: list[DimensionInfo], with_annotators: bool) -> dict:
     """The export record of one item: the report, its measures, fixes and candidate flags,
     whether it is final, and per dimension its final label and how it was reached; with
-    `with_annotators`, each annotator's labels, note, unsure flag and seconds."""
+    `with_annotators`, each annotator's labels, note, unsure flag and seconds, and in an
+    open-coding study their codes per dimension (`codes`: [{code, category}]), the note being
+    their memo."""
     report = row.report
     found = {
         "repository": report["repository"],
@@ -102,26 +114,32 @@ def record(row: ItemRow, dimensions: list[DimensionInfo], with_annotators: bool)
         "labels": {d.key: _label(d, row.finals.get(d.id)) for d in dimensions},
     }
     if with_annotators:
-        found["annotators"] = {
-            name: {
-                "labels": {d.key: list(given["labels"].get(d.id, [])) for d in dimensions},
+        found["annotators"] = {}
+        for name, given in row.annotators.items():
+            answer = {"labels": {d.key: list(given["labels"].get(d.id, [])) for d in dimensions}}
+            if "codes" in given:
+                answer["codes"] = {d.key: _codes(given, d) for d in dimensions}
+            answer |= {
                 "note": given["note"],
                 "unsure": given["unsure"],
                 "seconds": given["seconds"],
             }
-            for name, given in row.annotators.items()
-        }
+            found["annotators"][name] = answer
     return found
 
 
 @dataclass(frozen=True)
 class Columns:
     """The CSV columns of a study's export: the report's, then three per dimension (key paths,
-    names, how reached), then with annotators, per annotator one per dimension and note, unsure
-    and seconds. The cells of a record, by column, are those of `record` (values joined)."""
+    names, how reached), then with annotators, per annotator one per dimension, in an
+    open-coding study (`codes`) two more per dimension (`A1.root-cause.codes`: the codes as
+    written; `A1.root-cause.categories`: each code's category on the code board, in the same
+    order, empty where it has none), and note, unsure and seconds. The cells of a record, by
+    column, are those of `record` (values joined)."""
 
     dimensions: tuple[str, ...]
     annotators: tuple[str, ...] | None
+    codes: bool = False
 
     def header(self) -> list[str]:
         names = [
@@ -140,5 +158,8 @@ class Columns:
             names += [key, f"{key}.names", f"{key}.method"]
         for annotator in self.annotators or ():
             names += [f"{annotator}.{key}" for key in self.dimensions]
+            if self.codes:
+                names += [f"{annotator}.{key}.codes" for key in self.dimensions]
+                names += [f"{annotator}.{key}.categories" for key in self.dimensions]
             names += [f"{annotator}.note", f"{annotator}.unsure", f"{annotator}.seconds"]
         return names

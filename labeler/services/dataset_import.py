@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -237,6 +238,21 @@ def _references(plan: _Plan, problems: list[str]) -> None:
         )
 
 
+PSEUDONYM = re.compile(r"A([1-9][0-9]*)")
+
+
+def _in_pseudonym_order(names: list[str], sheet: dict) -> list[str]:
+    """The annotators in the order their submissions are written, which gives the study's
+    pseudonyms (by first submission): an export under pseudonyms by their number, so that A1
+    is A1 again whatever order a record lists them in; one under usernames, in the order they
+    first appear in the records."""
+    if sheet["options"].get("annotator_names") != "pseudonyms" or not all(
+        PSEUDONYM.fullmatch(name) for name in names
+    ):
+        return names
+    return sorted(names, key=lambda name: int(name[1:]))
+
+
 def dataset_parse(*, data: bytes, source: str) -> _Plan:
     """The file checked whole; DatasetImportError with every problem found."""
     try:
@@ -278,7 +294,11 @@ def dataset_parse(*, data: bytes, source: str) -> _Plan:
     if problems:
         raise DatasetImportError(problems)
     plan = _Plan(
-        sheet=sheet, spec=spec, reports=reports, records=records, annotators=list(annotators)
+        sheet=sheet,
+        spec=spec,
+        reports=reports,
+        records=records,
+        annotators=_in_pseudonym_order(list(annotators), sheet),
     )
     _references(plan, problems)
     if problems:
@@ -344,8 +364,8 @@ def _write(plan: _Plan) -> ImportedDataset:
         users[name] = user_create_unusable(username=name)
         StudyMember.objects.create(study=study, user=users[name], role=StudyMember.Role.ANNOTATOR)
     exported_at = dt.datetime.fromisoformat(sheet["exported_at"])
-    # Each annotator's submissions a second apart in the file's order of annotators, so the
-    # study's pseudonyms (by first submission) come out as they went in, and all before the
+    # Each annotator's submissions a second apart in pseudonym order (_in_pseudonym_order), so
+    # the study's pseudonyms (by first submission) come out as they went in, and all before the
     # items became final, so agreement counts them.
     submitted_at = {
         name: exported_at - dt.timedelta(seconds=len(users) - n) for n, name in enumerate(users)

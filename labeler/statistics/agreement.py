@@ -127,12 +127,14 @@ def agreement(
     bootstrap: int = 1000,
     seed: int = 0,
     most_confused: int = 10,
+    empty: str | None = None,
 ) -> dict:
     """Every agreement statistic of one dimension and level (see the module docstring).
 
     `ratings`: item -> {username: value}; `multiple`: values are frozensets of paths;
     `bootstrap`: draws for alpha's CI (0: no CI); `seed`: the draws' seed (same input and
-    seed, same CI); `most_confused`: how many confused value pairs to list."""
+    seed, same CI); `most_confused`: how many confused value pairs to list; `empty`: the
+    value that means "no category chosen" (see agreement_from_codes)."""
     codes, categories, annotators = codes_from_ratings(ratings, multiple=multiple)
     return agreement_from_codes(
         codes,
@@ -142,6 +144,7 @@ def agreement(
         bootstrap=bootstrap,
         seed=seed,
         most_confused=most_confused,
+        empty=empty,
     )
 
 
@@ -153,6 +156,7 @@ def agreement_windows(
     bootstrap: int = 0,
     seed: int = 0,
     most_confused: int = 10,
+    empty: str | None = None,
 ) -> list[dict]:
     """Agreement over consecutive windows of `size` items, in the order given (the order they
     were labelled); the last window may be shorter. Each dict has "window" (1-based),
@@ -176,6 +180,7 @@ def agreement_windows(
             bootstrap=bootstrap,
             seed=seed,
             most_confused=most_confused,
+            empty=empty,
         )
         windows.append(window)
     return windows
@@ -190,11 +195,17 @@ def agreement_from_codes(
     bootstrap: int = 1000,
     seed: int = 0,
     most_confused: int = 10,
+    empty: str | None = None,
 ) -> dict:
     """agreement() on codes: `codes[i, a]` is the index in `categories` of annotator
     `annotators[a]`'s value for item i, or -1 when they did not rate it. Values nobody used,
     annotators with no rating and items with no rating are left out; outputs list values
-    and annotators in the order given."""
+    and annotators in the order given.
+
+    `empty` is the single-select value that means "no category chosen" (a multi-select
+    rating's is the empty set). When every rating is empty nobody chose anything: agreeing on
+    nothing is no agreement, so every coefficient is None (a note says why), never a percent
+    agreement of 1 computed over nothing."""
     codes, categories, annotators, unrated = _compact(
         codes, categories, annotators, multiple, bootstrap, most_confused
     )
@@ -217,6 +228,9 @@ def agreement_from_codes(
         "ratings": int((codes >= 0).sum()),
     }
     single_value = len(categories) == 1
+    nothing_chosen = bool(categories) and all(
+        value == empty or value == frozenset() for value in categories
+    )
     if n_items == 0:
         notes.append("no ratings: there is nothing to compute")
     elif n_pairable == 0:
@@ -231,7 +245,12 @@ def agreement_from_codes(
                 " percent agreement, Cohen's kappa and alpha (Fleiss' kappa and AC1 count them"
                 " in the category shares, as Gwet's generalisation does)"
             )
-        if single_value:
+        if nothing_chosen:
+            notes.append(
+                f"every rating is {_label(categories[0])} (no category chosen): there"
+                " is no agreement to measure, so every coefficient is null"
+            )
+        elif single_value:
             notes.append(
                 f"every rating is {_label(categories[0])}: chance-corrected coefficients (the"
                 " kappas, alpha, AC1) are undefined with a single category, since chance"
@@ -252,6 +271,8 @@ def agreement_from_codes(
         )
     if len(annotators) == 1:
         notes.append("a single annotator rated: no pair to compare")
+    if nothing_chosen:
+        pa = fleiss = ac1 = alpha = None
     ci = _alpha_bootstrap(terms, distances, bootstrap, seed, notes) if alpha is not None else None
     result |= {
         "percent_agreement": pa,

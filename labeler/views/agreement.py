@@ -2,7 +2,8 @@
 coefficients with their intervals and bands, the annotator pairs' kappas, the categories with
 the reasons leads gave for their disagreements, a chosen pair's confusion matrix, and the
 agreement per batch or per window of items. Tables come from the same figures as the agreement
-API (labeler.agreement.study_agreement); charts are drawn from the tables in the browser."""
+API (labeler.agreement.study_agreement); charts are drawn from the tables in the browser. An
+open-coding study's page says why it has no agreement, with no table (nor its CSV)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from config.csp import chart_styles
-from labeler.agreement import WINDOW_MIN, study_agreement
+from labeler.agreement import WINDOW_MIN, agreement_not_applicable, study_agreement
 from labeler.labels import study_scheme
 from labeler.models import DisagreementReason
 from labeler.permissions import (
@@ -150,6 +151,10 @@ def study_agreement_page(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     if not access_sees_agreement(access):
         raise PermissionDenied("only the study's leads and researchers see its agreement")
+    not_applicable = agreement_not_applicable(study=study)
+    if not_applicable is not None:
+        context = {"study": study, "access": access, "not_applicable": not_applicable}
+        return render(request, "labeler/study_agreement.html", context)
     form = AgreementPageForm(request.GET)
     form.is_valid()
     cleaned = {name: value for name, value in getattr(form, "cleaned_data", {}).items() if value}

@@ -12,8 +12,8 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from labeler.adjudication import item_decisions, item_decisions_visible, study_pseudonyms
-from labeler.labels import study_scheme
-from labeler.models import StudyItem
+from labeler.labels import Scheme, study_scheme
+from labeler.models import CodebookMigration, StudyItem
 from labeler.permissions import access_sees_annotator_names, study_get_for_user
 from labeler.selectors import (
     ITEM_STATES,
@@ -25,6 +25,7 @@ from labeler.views.common import require_lead
 from mining.selectors import report_for_reading
 from mining.serializers import ReportDetailSerializer
 from mining.tasks import report_patches_request
+from taxonomy.models import Category, Dimension
 
 
 def _item_for(request, slug: str, item_id: int):
@@ -75,17 +76,19 @@ def item_history_page(request, slug: str, item_id: int):
     names = _LabelNames(scheme)
     # Who labelled what is for the study's leads: everyone else sees pseudonyms but their own.
     pseudonyms = None if access_sees_annotator_names(access) else study_pseudonyms(study=study)
+    shown = list(item_history(item=item, user=request.user, access=access))
+    names_of = _names_as_labelled(study, scheme, shown)
     versions = [
         {
             "version": version,
             "annotator": version.annotator.get_username()
             if pseudonyms is None or version.annotator_id == request.user.pk
             else pseudonyms.get(version.annotator_id, "another annotator"),
-            "labels": names.labels(version.labels),
-            "codes": names.codes(version.codes),
-            "changes": names.changes(version.changes),
+            "labels": names_of[version.pk].labels(version.labels),
+            "codes": names_of[version.pk].codes(version.codes),
+            "changes": names_of[version.pk].changes(version.changes),
         }
-        for version in item_history(item=item, user=request.user, access=access)
+        for version in shown
     ]
     return render(
         request,
@@ -98,6 +101,40 @@ def item_history_page(request, slug: str, item_id: int):
             "decisions": _decisions(item, scheme, names, request.user, access, study.majority),
         },
     )
+
+
+def _names_as_labelled(study, scheme: Scheme, versions) -> dict[int, _LabelNames]:
+    """Per version, the names of the codebook version it was labelled against: a migration's
+    version, the one it migrated to; any other, the one the study had when it was made (the
+    version migrated from by the first migration after it, else the study's own). A version
+    a study pinned is frozen, so these are the names as they were."""
+    migrations = list(
+        CodebookMigration.objects.filter(study=study)
+        .order_by("created_at", "pk")
+        .values_list("pk", "created_at", "from_codebook_id", "to_codebook_id")
+    )
+    to_of = {pk: to for pk, _, _, to in migrations}
+
+    def codebook_of(version) -> int:
+        if version.migration_id is not None:
+            return to_of[version.migration_id]
+        later = (old for _, at, old, _ in migrations if at > version.created_at)
+        return next(later, study.codebook_id)
+
+    codebooks = {version.pk: codebook_of(version) for version in versions}
+    keys = [d.key for d in scheme.dimensions]
+    by_codebook = {study.codebook_id: _LabelNames(scheme)}
+    for codebook_id in set(codebooks.values()) - set(by_codebook):
+        dimensions = tuple(
+            Dimension.objects.filter(codebook_id=codebook_id, key__in=keys).order_by("position")
+        )
+        categories: dict[int, list[Category]] = {d.pk: [] for d in dimensions}
+        for category in Category.objects.filter(dimension__in=dimensions).order_by("position"):
+            categories[category.dimension_id].append(category)
+        by_codebook[codebook_id] = _LabelNames(
+            Scheme(dimensions=dimensions, categories={k: tuple(v) for k, v in categories.items()})
+        )
+    return {pk: by_codebook[codebook_id] for pk, codebook_id in codebooks.items()}
 
 
 def _decisions(item, scheme, names, user, access, majority) -> dict | None:
@@ -123,8 +160,9 @@ def _decisions(item, scheme, names, user, access, majority) -> dict | None:
         "history": [
             {
                 **event,
-                "name": names.dimension_name(event["dimension"]) if event["dimension"] else "",
-                "named": names.values(event["dimension"], event["values"] or []),
+                # As decided: the names of the codebook version it was decided under.
+                "name": event["dimension_name"],
+                "named": [(c["name"], c["path"]) for c in event["categories"]],
                 "disputed": event["dimension"] in disagreed,
                 "reason_name": (event["reason"] or "").replace("_", " "),
             }

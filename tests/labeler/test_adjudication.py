@@ -179,7 +179,9 @@ def test_side_by_side_shows_each_answer_by_pseudonym_and_the_categories_in_dispu
         {
             "kind": "decided",
             "dimension": "impact",
+            "dimension_name": impact["name"],
             "values": ["speed"],
+            "categories": [{"path": "speed", "name": impact["categories"][0]["name"]}],
             "method": "unanimous",
             "by": None,
             "rationale": "",

@@ -5,7 +5,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
 
 from config.commands import READING_COMMAND_CHECKS
-from labeler.agreement import BOOTSTRAP, BY, WINDOW_MIN, study_agreement
+from labeler.agreement import (
+    BOOTSTRAP,
+    BY,
+    WINDOW_MIN,
+    AgreementNotApplicable,
+    study_agreement,
+)
 from labeler.labels import dimension_get, study_scheme
 from labeler.models import Study
 
@@ -88,7 +94,8 @@ class Command(BaseCommand):
     help = (
         "Inter-rater agreement of a study per dimension: percent agreement, Cohen's kappa per "
         "pair, Fleiss' kappa, Krippendorff's alpha with its bootstrap 95% interval, Gwet's AC1, "
-        "per category; on the labels as they were before any final label was known."
+        "per category; on the labels as they were before any final label was known. An "
+        "open-coding study has none: the command says why and exits with status 1."
     )
 
     def add_arguments(self, parser):
@@ -129,14 +136,17 @@ class Command(BaseCommand):
             raise CommandError("--by window needs --window N (items per window)")
         if bootstrap < 0:
             raise CommandError("--bootstrap: 0 or more")
-        result = study_agreement(
-            study=study,
-            dimension=dimension,
-            by=by,
-            window=window,
-            bootstrap=bootstrap,
-            pseudonyms=pseudonyms,
-        )
+        try:
+            result = study_agreement(
+                study=study,
+                dimension=dimension,
+                by=by,
+                window=window,
+                bootstrap=bootstrap,
+                pseudonyms=pseudonyms,
+            )
+        except AgreementNotApplicable as error:
+            raise CommandError(f"{slug}: {error}") from None
         if as_json:
             self.stdout.write(json.dumps(result, indent=2, cls=DjangoJSONEncoder))
         else:

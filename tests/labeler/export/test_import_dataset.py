@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from labeler.adjudication import study_pseudonyms
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import Export
 from labeler.models import Annotation, FinalLabel, Study, StudyItem
@@ -57,6 +58,30 @@ def test_round_trip(labelled_study, tmp_path):
     original = json.loads(before)["datasheet"]
     assert sheet["agreement"]["dimensions"] == original["agreement"]["dimensions"]
     assert sheet["final_labels"] == original["final_labels"]
+
+
+def test_pseudonyms_come_back_as_exported_whatever_order_the_first_record_lists(
+    labelled_study,
+):
+    """The first record lists A2 before A1 (a file written by hand, or by an older export):
+    A1 is A1 again in the re-export, and each record lists its annotators in pseudonym order."""
+    study = labelled_study["study"]
+    before = json.loads(export_text(study, include_annotators=True))
+    first = before["records"][0]
+    assert list(first["annotators"]) == ["A1", "A2"]
+    first["annotators"] = dict(reversed(first["annotators"].items()))
+    emptied(study)
+
+    dataset_import(data=json.dumps(before).encode(), source="perf.json")
+
+    again = json.loads(export_text(Study.objects.get(slug="perf"), include_annotators=True))
+    for record, original in zip(again["records"], before["records"], strict=True):
+        assert record["annotators"] == original["annotators"]
+        assert list(record["annotators"]) == sorted(record["annotators"])
+    # User "A1" submitted first: the study's pseudonym A1 is theirs again.
+    pseudonyms = study_pseudonyms(study=Study.objects.get(slug="perf"))
+    users = dict(get_user_model().objects.filter(pk__in=pseudonyms).values_list("pk", "username"))
+    assert {users[pk]: name for pk, name in pseudonyms.items()} == {"A1": "A1", "A2": "A2"}
 
 
 def test_an_export_of_a_study_that_exists_is_refused(labelled_study):

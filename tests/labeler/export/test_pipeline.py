@@ -1,6 +1,7 @@
 """The export's records, field by field, in every format, read back by the standard readers."""
 
 import csv
+import datetime as dt
 import io
 import json
 
@@ -11,6 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import Export
 from labeler.export.records import MULTI_SEPARATOR, REPORT_FIELDS
+from labeler.models import Assignment
+from labeler.services.assignment import assignment_next, assignment_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -438,3 +441,23 @@ def test_the_side_files_datasheet_is_built_meanwhile_from_the_files_snapshot(
     assert built_in and built_in[0] is not threading.current_thread()
     final_in_file = sum(row["final"] == "true" for row in csv.DictReader(io.StringIO(lines)))
     assert final_in_file == export.datasheet["final_labels"]["final_items"] == 2
+
+
+def test_a_record_lists_its_annotators_in_pseudonym_order(
+    labelled_study, annotator, second_annotator
+):
+    """On the half-labelled item A2's submission is the earlier one: the record still lists
+    A1, then A2 (and by username, in the same order)."""
+    study, half = labelled_study["study"], labelled_study["half"]
+    held = assignment_next(study=study, user=second_annotator)
+    assert held.item_id == half.pk
+    labels = {"root-cause": "threading", "impact": []}
+    theirs = assignment_submit(assignment_id=held.pk, user=second_annotator, labels=labels)
+    Assignment.objects.filter(item=half, annotator=annotator).update(
+        submitted_at=theirs.submitted_at + dt.timedelta(seconds=1)
+    )
+    names = (annotator.username, second_annotator.username)
+    for real_names, expected in ((False, ["A1", "A2"]), (True, list(names))):
+        text = exported(study, "json", include_annotators=True, real_names=real_names)
+        found = by_number(json.loads(text)["records"])[half.report.number]
+        assert list(found["annotators"]) == expected

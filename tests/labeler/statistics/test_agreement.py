@@ -551,6 +551,24 @@ class TestDegenerateCases:
         assert result["most_confused"] == []
         assert_plain(result)
 
+    @pytest.mark.parametrize("multiple", [False, True])
+    def test_no_coefficient_when_every_rating_is_empty(self, multiple):
+        """Agreeing on nothing chosen is no agreement: no 1.0 computed over nothing."""
+        value = frozenset() if multiple else "(none)"
+        ratings = {i: {"a": value, "b": value} for i in range(12)}
+        result = agreement(ratings, multiple=multiple, empty="(none)")
+        assert all(result[key] is None for key in STATISTICS)
+        assert result["interpretation"] is None
+        assert result["ratings"] == 24
+        label = "{}" if multiple else "(none)"
+        said = f"every rating is {label} (no category chosen): there is no agreement to measure"
+        assert any(note.startswith(said) for note in result["notes"])
+        assert not any("percent agreement is 1.0" in note for note in result["notes"])
+        windows = agreement_windows(
+            list(ratings.items()), size=5, multiple=multiple, empty="(none)"
+        )
+        assert all(window["percent_agreement"] is None for window in windows)
+
     def test_perfect_agreement_with_several_categories(self):
         result = agreement({i: {"a": f"c{i % 3}", "b": f"c{i % 3}"} for i in range(30)})
         for key in ("percent_agreement", "mean_cohen_kappa", "fleiss_kappa", "gwet_ac1"):
@@ -606,7 +624,8 @@ class TestDegenerateCases:
 
     def test_multi_select_with_only_empty_sets(self):
         result = agreement({0: {"a": frozenset(), "b": frozenset()}}, multiple=True)
-        assert result["percent_agreement"] == 1.0
+        # Nobody chose a category: no agreement to measure, not a percent agreement of 1.
+        assert result["percent_agreement"] is None
         assert result["krippendorff_alpha"] is None
         assert result["per_category"] == []
         assert result["confusion"][0]["categories"] == [[]]
