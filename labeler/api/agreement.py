@@ -19,6 +19,7 @@ from config.api import RejectUnknownFieldsMixin
 from labeler.agreement import BOOTSTRAP, BY, WINDOW_MIN, study_agreement
 from labeler.labels import dimension_get, study_scheme
 from labeler.permissions import (
+    access_figures_final_only,
     access_sees_agreement,
     access_sees_annotator_names,
     study_get_for_user,
@@ -80,6 +81,7 @@ class StudyAgreementView(APIView):
                 window=data.get("window"),
                 bootstrap=data["bootstrap"],
                 pseudonyms=not access_sees_annotator_names(access),
+                final_only=access_figures_final_only(access),
             )
         )
 

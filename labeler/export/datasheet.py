@@ -168,5 +168,7 @@ def study_datasheet(
         "collection": _sampling(study),
         "annotators": len(names),
         "final_labels": _final_counts(study),
-        "agreement": study_agreement(study=study, pseudonyms=not options.real_names),
+        "agreement": study_agreement(
+            study=study, pseudonyms=not options.real_names, final_only=options.blind
+        ),
     }
