@@ -15,11 +15,12 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, resolve
+from django.urls import URLPattern, URLResolver, get_resolver, path, resolve
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 
+from config import urls as config_urls
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -360,8 +361,8 @@ def schema_queries() -> dict[tuple, list[dict]]:
     """(view, method) -> the query parameters the OpenAPI schema gives the operation."""
     schema = SchemaGenerator().get_schema(request=None, public=True)
     queries = {}
-    for path, operations in schema["paths"].items():
-        view = resolve(re.sub(r"\{\w+\}", "1", path)).func
+    for address, operations in schema["paths"].items():
+        view = resolve(re.sub(r"\{\w+\}", "1", address)).func
         for method, operation in operations.items():
             parameters = operation.get("parameters", [])
             queries[view, method] = [p for p in parameters if p["in"] == "query"]
@@ -499,3 +500,21 @@ def test_no_route_shows_another_annotators_secret(make_user, person_kind):
                 f"{call.method.upper()} {call.url}{query} ({status}): {', '.join(secrets)}"
             )
     assert not leaks, f"{person_kind} sees another annotator's secret:\n" + "\n".join(leaks)
+
+
+def mystery(request, mystery_id):
+    raise AssertionError("never called: the walk stops at the parameter it cannot fill")
+
+
+# The project's URL conf and a route whose parameter no planted row fills, as a new route
+# would be the day it is added.
+urlpatterns = [*config_urls.urlpatterns, path("mystery/<int:mystery_id>/", mystery)]
+
+
+def test_a_route_the_walk_cannot_fill_fails_it(make_user, settings):
+    planted = plant(make_user, "annotator")
+    settings.ROOT_URLCONF = __name__
+
+    _, unfilled = calls(planted)
+
+    assert unfilled == ["mystery/<int:mystery_id>/: mystery_id"]
