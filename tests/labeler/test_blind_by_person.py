@@ -13,6 +13,7 @@ from labeler.roles import Role
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.factories import (
     LabellingStudyFactory,
+    OpenStudyFactory,
     StudyItemFactory,
     StudyMemberFactory,
 )
@@ -201,3 +202,24 @@ def test_researchers_read_pseudonyms_on_every_route(make_user, perf, other):
     StudyMemberFactory(study=perf, user=lead, role="lead")
     listed = api(lead).get("/api/annotations/?annotator=other").json()["results"]
     assert listed and {row["annotator"] for row in listed} == {"other"}
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_who_codes_sees_the_saturation_only_when_the_study_shares_codes(make_user, other, shared):
+    study = OpenStudyFactory(slug="round", overlap=2, codes_shared=shared)
+    StudyItemFactory(study=study, position=0)
+    StudyMemberFactory(study=study, user=other, role="annotator")
+    submit(study, other, {}, codes={"root-cause": ["theirs"], "symptom": ["slow"]})
+    lead = make_user(Role.LEAD, username="coding-lead")
+    for role in ("annotator", "lead"):
+        StudyMemberFactory(study=study, user=lead, role=role)
+    page = Client()
+    page.force_login(lead)
+
+    response = api(lead).get("/api/studies/round/saturation/")
+    html = page.get("/studies/round/").content.decode()
+
+    assert response.status_code == (200 if shared else 403)
+    if not shared:
+        assert "you code in this study" in response.json()["message"]
+    assert ('data-testid="saturation"' in html) is shared
