@@ -25,7 +25,7 @@ from labeler.models import (
     Study,
     StudyItem,
 )
-from labeler.permissions import StudyAccess
+from labeler.permissions import StudyAccess, access_sees_annotator_names
 from taxonomy.models import Category
 
 
@@ -105,6 +105,22 @@ def study_pseudonyms(*, study: Study) -> dict[int, str]:
         .values_list("annotator", flat=True)
     )
     return {user_id: f"A{number}" for number, user_id in enumerate(firsts, start=1)}
+
+
+def annotator_namer(*, study: Study, user, access: StudyAccess):
+    """How `user` reads who labelled in the study: usernames for its leads (and staff), their
+    own name for themselves, and the study's pseudonyms (A1, A2, …) for everyone else, as the
+    export names them. A function of the annotator (a user)."""
+    if access_sees_annotator_names(access):
+        return lambda annotator: annotator.get_username()
+    pseudonyms = study_pseudonyms(study=study)
+
+    def name(annotator) -> str:
+        if annotator.pk == user.pk:
+            return annotator.get_username()
+        return pseudonyms.get(annotator.pk, "another annotator")
+
+    return name
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,15 @@ class Ratings:
     def of_items(self, mask: np.ndarray) -> Ratings:
         return Ratings(self.items[mask], self.annotators, self.categories, self.codes[mask])
 
+    def only_used(self) -> Ratings:
+        """The same ratings with only the categories some rating uses."""
+        used = [int(code) for code in np.unique(self.codes) if code >= 0]
+        # A spare last slot keeps -1 (no rating) at -1.
+        renumber = np.full(len(self.categories) + 1, -1, dtype=np.intp)
+        renumber[used] = np.arange(len(used))
+        categories = [self.categories[code] for code in used]
+        return Ratings(self.items, self.annotators, categories, renumber[self.codes])
+
     def of_item(self, item_id: int) -> dict[str, Value]:
         row = int(np.searchsorted(self.items, item_id))
         if row == len(self.items) or self.items[row] != item_id:
@@ -294,14 +303,16 @@ def study_agreement(
     bootstrap: int = BOOTSTRAP,
     pseudonyms: bool = False,
     seed: int = 0,
+    final_only: bool = False,
 ) -> dict:
     """The study's agreement per dimension and level, as `agreement --json` prints it.
 
     `by="batch"`: the same per batch of items; `by="window"`: over consecutive windows of
     `window` items in the order they were labelled (by their last rating). `dimension` (a key
     the caller has checked) limits it to one dimension; `pseudonyms` names annotators A1, A2, …
-    instead of by username. Raises AgreementNotApplicable for a study without agreement (an
-    open-coding round).
+    instead of by username; `final_only` counts only the final items (what whoever labels in
+    the study may see, labeler.permissions.access_figures_final_only). Raises
+    AgreementNotApplicable for a study without agreement (an open-coding round).
     """
     reason = agreement_not_applicable(study=study)
     if reason is not None:
@@ -310,6 +321,14 @@ def study_agreement(
     dimensions = [scheme.dimension(dimension)] if dimension else list(scheme.dimensions)
     names = annotator_names(study=study, pseudonyms=pseudonyms)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
+    if final_only:
+        final = np.array(
+            list(study.items.filter(adjudicated_at__isnull=False).values_list("pk", flat=True))
+        )
+        read = {
+            key: ratings.of_items(np.isin(ratings.items, final)).only_used()
+            for key, ratings in read.items()
+        }
     figures = {"study": study, "scheme": scheme, "dimensions": dimensions, "read": read}
     if by == "batch":
         batch_of = item_batches(study=study)

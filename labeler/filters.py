@@ -1,10 +1,11 @@
 """Query-string filters of the API lists."""
 
 import django_filters
-from django.db.models import F
+from django.db.models import F, Q
 
 from config.api import StrictBooleanFilter
 from labeler.models import Annotation, Assignment, Study, StudyItem, StudyMember
+from labeler.permissions import user_is_staff
 
 
 class StudyFilter(django_filters.FilterSet):
@@ -53,9 +54,21 @@ class AssignmentFilter(django_filters.FilterSet):
 
 class AnnotationFilter(django_filters.FilterSet):
     study = django_filters.CharFilter(field_name="item__study__slug")
-    annotator = django_filters.CharFilter(field_name="annotator__username")
+    annotator = django_filters.CharFilter(
+        method="filter_annotator",
+        help_text="A username: your own, or anyone's in studies you lead (elsewhere annotators "
+        "go by pseudonym, and a username finds nothing).",
+    )
     dimension = django_filters.CharFilter(field_name="dimension__key")
 
     class Meta:
         model = Annotation
         fields = ["study", "item", "annotator", "dimension"]
+
+    def filter_annotator(self, queryset, name, value):
+        user = self.request.user
+        named = Q()
+        if not user_is_staff(user):
+            led = StudyMember.objects.filter(user=user, role=StudyMember.Role.LEAD)
+            named = Q(annotator=user) | Q(item__study__in=led.values("study"))
+        return queryset.filter(named, annotator__username=value)

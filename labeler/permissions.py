@@ -49,13 +49,19 @@ class StudyAccess:
         return self.can_view_progress
 
     @property
+    def blind(self) -> bool:
+        """Whoever labels in the study is blind there, whatever else they are (its lead, a
+        researcher, staff, a superuser): another annotator's labels, notes and codes of an item
+        reach them only once the item is final, so that their own stay independent."""
+        return self.can_label
+
+    @property
     def sees_all_labels(self) -> bool:
         """Leads see every label at once; everyone else only their own until adjudication.
 
-        Whoever labels in the study stays blind, even as a lead or staff: their labels must
-        stay independent of the others'.
+        Whoever labels in the study stays blind, even as a lead or staff (see `blind`).
         """
-        return self.can_lead and not self.can_label
+        return self.can_lead and not self.blind
 
 
 NO_ACCESS = StudyAccess(roles=frozenset())
@@ -147,6 +153,13 @@ def access_sees_agreement(access: StudyAccess) -> bool:
 def access_exports(access: StudyAccess) -> bool:
     """Leads and researchers of the study (and staff) export its dataset."""
     return access.can_view_progress
+
+
+def access_figures_final_only(access: StudyAccess) -> bool:
+    """Figures over the labels (agreement, an export and its datasheet) count only the study's
+    final items for whoever labels in it: a figure over an item still open could be traced back
+    to the labels on it, and those are blind (StudyAccess.blind)."""
+    return access.blind
 
 
 def access_sees_annotator_names(access: StudyAccess) -> bool:

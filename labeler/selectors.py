@@ -135,10 +135,28 @@ def _overseen_studies(user):
     return _led_studies(user).exclude(study__in=_annotated_studies(user))
 
 
+def _progress_studies(user):
+    """Studies whose final items the user reads whole: those they lead or research in."""
+    return StudyMember.objects.filter(
+        user=user, role__in=[StudyMember.Role.LEAD, StudyMember.Role.RESEARCHER]
+    ).values("study")
+
+
+def _labelled_by(user, item: str = "item"):
+    """Whether the user submitted labels for the rows' item (`item`: the path to it)."""
+    return Exists(
+        Assignment.objects.filter(
+            item=OuterRef(item), annotator=user, status=Assignment.Status.SUBMITTED
+        )
+    )
+
+
 def annotation_list_visible(*, user) -> QuerySet[Annotation]:
-    """Blind: everyone sees their own labels; others' only in studies they oversee (lead
-    without labelling there), or once the item is adjudicated in a study they are a member
-    of. Staff see all but the unadjudicated labels of studies they label in."""
+    """Blind by person: everyone sees their own labels; others' only in studies they oversee
+    (lead without labelling there), and once the item is final, in studies they lead or
+    research in, or on items they labelled themselves; an annotator never sees the labels of a
+    final item they did not label. Staff see all but the labels others gave on items not yet
+    final in studies they label in."""
     annotations = Annotation.objects.select_related(
         "annotator", "dimension", "item__study", "item__report__repository"
     ).order_by("item__study", "item__position", "annotator__username", "dimension__position")
@@ -148,16 +166,19 @@ def annotation_list_visible(*, user) -> QuerySet[Annotation]:
             & ~Q(annotator=user)
             & Q(item__adjudicated_at__isnull=True)
         )
-    member_of = StudyMember.objects.filter(user=user).values("study")
+    final = Q(item__adjudicated_at__isnull=False)
     return annotations.filter(
         Q(annotator=user)
         | Q(item__study__in=_overseen_studies(user))
-        | Q(item__adjudicated_at__isnull=False, item__study__in=member_of)
+        | (final & Q(item__study__in=_progress_studies(user)))
+        | (final & _labelled_by(user, "item"))
     )
 
 
 def item_history(*, item: StudyItem, user, access: StudyAccess) -> QuerySet[AnnotationVersion]:
-    """Every version of every submission on the item that the user may see, oldest first."""
+    """Every version of every submission on the item that the user may see, oldest first:
+    all of them for its overseeing leads, and once the item is final for its leads,
+    researchers and staff and for whoever labelled it; otherwise only the user's own."""
     versions = item.versions.select_related(
         "annotator",
         "imported__imported_by",
@@ -165,7 +186,12 @@ def item_history(*, item: StudyItem, user, access: StudyAccess) -> QuerySet[Anno
         "migration__to_codebook",
         "migration__migrated_by",
     ).order_by("created_at", "pk")
-    if access.sees_all_labels or item.adjudicated_at is not None:
+    if access.sees_all_labels:
+        return versions
+    if item.adjudicated_at is not None and (
+        access.can_view_progress
+        or item.assignments.filter(annotator=user, status=Assignment.Status.SUBMITTED).exists()
+    ):
         return versions
     return versions.filter(annotator=user)
 

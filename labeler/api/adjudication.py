@@ -38,7 +38,12 @@ from labeler.permissions import (
     study_access,
     study_get_for_user,
 )
-from labeler.services.adjudication import item_adjudicate, item_reopen, study_majority_set
+from labeler.services.adjudication import (
+    item_adjudicate,
+    item_reopen,
+    open_round_refused,
+    study_majority_set,
+)
 
 LEADS_ONLY = "only the study's leads who do not label in it adjudicate"
 
@@ -211,6 +216,7 @@ class ItemAdjudicateView(IdLookupMixin, APIView):
         item, access = _item_for(request, pk)
         if not access_adjudicates(access):
             raise PermissionDenied(LEADS_ONLY)
+        open_round_refused(item.study)
         body = AdjudicateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         item = item_adjudicate(

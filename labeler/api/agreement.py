@@ -26,6 +26,7 @@ from labeler.agreement import (
 )
 from labeler.labels import dimension_get, study_scheme
 from labeler.permissions import (
+    access_figures_final_only,
     access_sees_agreement,
     access_sees_annotator_names,
     study_get_for_user,
@@ -90,6 +91,7 @@ class StudyAgreementView(APIView):
                 window=data.get("window"),
                 bootstrap=data["bootstrap"],
                 pseudonyms=not access_sees_annotator_names(access),
+                final_only=access_figures_final_only(access),
             )
         except AgreementNotApplicable as error:
             raise Conflict(str(error), extra={"applicable": False}) from None

@@ -159,6 +159,11 @@ class StudySaturationView(APIView):
         study, access = open_study_get_for_user(user=request.user, slug=slug)
         if not access_sees_agreement(access):
             raise PermissionDenied("only the study's leads and researchers see its saturation")
+        if not access_sees_all_codes(access, shared=study.codes_shared):
+            raise PermissionDenied(
+                "you code in this study, so its saturation (every annotator's codes, report by "
+                "report) is hidden from you while it does not share codes"
+            )
         query = SaturationQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         dimension = None

@@ -4,7 +4,8 @@ JSON export already; a side file for CSV and JSON Lines) as Markdown or JSON.
 
 Leads and researchers of the study (and staff) export; annotators do not (403), non-members
 see no study (404). Annotators' own labels come with `annotators=true`, by pseudonym; a lead
-may ask for usernames with `names=real`.
+may ask for usernames with `names=real`. Whoever labels in the study, whatever else they are,
+exports its final items only, as if `final_only=true` (labeler.permissions: blind by person).
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from rest_framework.views import APIView
 from config.api import RejectUnknownFieldsMixin
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import CONTENT_TYPES, FORMATS, Export
-from labeler.permissions import access_exports, access_sees_annotator_names, study_get_for_user
+from labeler.permissions import (
+    access_exports,
+    access_figures_final_only,
+    access_sees_annotator_names,
+    study_get_for_user,
+)
 
 
 class FormatIsOurs(DefaultContentNegotiation):
@@ -69,8 +75,12 @@ def _export(request, slug, query_class) -> tuple[Export, dict]:
     real = data["names"] == "real"
     if real and not access_sees_annotator_names(access):
         raise PermissionDenied("only the study's leads see annotators' names")
+    blind = access_figures_final_only(access)
     options = ExportOptions(
-        include_annotators=data["annotators"], final_only=data["final_only"], real_names=real
+        include_annotators=data["annotators"],
+        final_only=data["final_only"] or blind,
+        real_names=real,
+        blind=blind,
     )
     fmt = data.get("export_format", data["format"])
     return Export(study=study, fmt=fmt, options=options), data

@@ -11,6 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from config.api import IdLookupMixin
+from labeler.adjudication import annotator_namer
 from labeler.api.common import SchemaSafeMixin, report_ref
 from labeler.filters import StudyItemFilter
 from labeler.models import AnnotationVersion, LabelImport, StudyItem
@@ -56,7 +57,10 @@ class LabelImportSerializer(serializers.ModelSerializer):
 
 
 class VersionSerializer(serializers.ModelSerializer):
-    annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    annotator = serializers.SerializerMethodField(
+        help_text="A username for the study's leads and for your own; otherwise a pseudonym "
+        "(A1, A2, …) as the export gives it."
+    )
     imported = LabelImportSerializer(
         read_only=True, allow_null=True, help_text="The file it came from; null: made in the app."
     )
@@ -65,6 +69,9 @@ class VersionSerializer(serializers.ModelSerializer):
         model = AnnotationVersion
         fields = ["number", "annotator", "created_at", "labels", "codes", "changes", "note"]
         fields += ["unsure", "seconds", "imported"]
+
+    def get_annotator(self, version: AnnotationVersion) -> str:
+        return self.context["name_of"](version.annotator)
 
 
 class StudyItemViewSet(
@@ -101,4 +108,5 @@ class StudyItemViewSet(
             raise Http404("no such item")
         access = study_access(user=request.user, study=item.study)
         versions = item_history(item=item, user=request.user, access=access)
-        return Response(VersionSerializer(versions, many=True).data)
+        name_of = annotator_namer(study=item.study, user=request.user, access=access)
+        return Response(VersionSerializer(versions, many=True, context={"name_of": name_of}).data)

@@ -64,6 +64,9 @@ class ExportOptions:
     include_annotators: bool = False
     final_only: bool = False
     real_names: bool = False
+    # The exporter labels in the study, so is blind there (labeler.permissions): the export
+    # holds its final items only (`final_only`), and its datasheet's figures count only those.
+    blind: bool = False
 
 
 def study_dimensions(*, study: Study) -> list[DimensionInfo]:

@@ -141,10 +141,10 @@ OPEN_CODES = (
 )
 
 
-def _agreement(study, *, pseudonyms: bool) -> dict:
+def _agreement(study, *, pseudonyms: bool, final_only: bool) -> dict:
     """The agreement table; for a study without one (open coding), why, and no dimension."""
     try:
-        return study_agreement(study=study, pseudonyms=pseudonyms)
+        return study_agreement(study=study, pseudonyms=pseudonyms, final_only=final_only)
     except AgreementNotApplicable as error:
         return {"study": study.slug, "applicable": False, "reason": str(error), "dimensions": []}
 
@@ -189,5 +189,5 @@ def study_datasheet(
         "collection": _sampling(study),
         "annotators": len(names),
         "final_labels": _final_counts(study),
-        "agreement": _agreement(study, pseudonyms=not options.real_names),
+        "agreement": _agreement(study, pseudonyms=not options.real_names, final_only=options.blind),
     }

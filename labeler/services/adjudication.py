@@ -228,6 +228,18 @@ def _item_locked(item_id: int) -> StudyItem:
     return item
 
 
+def open_round_refused(study: Study) -> None:
+    """The open round of an open-coding study is never adjudicated, nor given final labels by
+    any other way: its result is the code board, and a final item would show its annotators
+    each other's codes. A conflict (409) that names the study."""
+    if study.kind == Study.Kind.OPEN:
+        raise ValidationError(
+            f"study {study.slug!r} is an open-coding round: its items are never adjudicated "
+            "nor given final labels; its result is the code board",
+            code=CONFLICT,
+        )
+
+
 def _rationale_check(rationale, field: str) -> str:
     if not isinstance(rationale, str) or not rationale.strip():
         raise ValidationError({field: "give a rationale: why this label"})
@@ -303,10 +315,11 @@ def item_adjudicate(*, item_id: int, user, decisions: dict) -> StudyItem:
     another), "rationale": why, "reason": one of DisagreementReason}}; any number of the
     study's dimensions, each replacing the dimension's automatic label if it had one. The item
     becomes final when every dimension then has a final label. Refused, with nothing written:
-    a final item (a conflict: reopen it first), an item still short of annotations, and any
-    bad decision (all reported at once).
+    an item of an open-coding study (open_round_refused), a final item (a conflict: reopen it
+    first), an item still short of annotations, and any bad decision (all reported at once).
     """
     item = _item_locked(item_id)
+    open_round_refused(item.study)
     if item.adjudicated_at is not None:
         raise item_final_conflict(item_id=item.pk)
     if item.submitted < item.needed:
@@ -409,7 +422,9 @@ def final_labels_import(*, study: Study, data: bytes, source: str = "upload"):
     decided). Every row is checked first and every problem reported at once, by line, as an
     AnnotationFileError; else each item gets a final label on every dimension (method
     imported; an optional dimension without a row: none), replacing the automatic ones, and
-    becomes final. The items must be in the study already and not final."""
+    becomes final. The items must be in the study already and not final; an open-coding study
+    takes none (open_round_refused)."""
+    open_round_refused(study)
     label_file = read_label_file(data, source)
     problems = list(label_file.problems)
     scheme = study_scheme(study=study)

@@ -33,6 +33,11 @@ def _study_adjudicated(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     if not access_adjudicates(access):
         raise PermissionDenied(LEADS_ONLY)
+    if study.kind == Study.Kind.OPEN:
+        raise PermissionDenied(
+            f"{study.name} is an open-coding round: its items are never adjudicated; its result "
+            "is the code board"
+        )
     return study, access
 
 

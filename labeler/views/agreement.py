@@ -17,6 +17,7 @@ from labeler.agreement import WINDOW_MIN, agreement_not_applicable, study_agreem
 from labeler.labels import study_scheme
 from labeler.models import DisagreementReason
 from labeler.permissions import (
+    access_figures_final_only,
     access_sees_agreement,
     access_sees_annotator_names,
     study_get_for_user,
@@ -161,13 +162,15 @@ def study_agreement_page(request, slug: str):
     by = cleaned.get("by") or "batch"
     window = cleaned.get("window") or DEFAULT_WINDOW
     pseudonyms = not access_sees_annotator_names(access)
-    overall = study_agreement(study=study, pseudonyms=pseudonyms)
+    final_only = access_figures_final_only(access)
+    overall = study_agreement(study=study, pseudonyms=pseudonyms, final_only=final_only)
     trend = study_agreement(
         study=study,
         by=by,
         window=window if by == "window" else None,
         bootstrap=TREND_BOOTSTRAP,
         pseudonyms=pseudonyms,
+        final_only=final_only,
     )
     pairs = sorted(
         {

@@ -8,6 +8,7 @@ from labeler.models import Study
 from labeler.permissions import (
     StudyAccess,
     access_sees_agreement,
+    access_sees_all_codes,
     access_sees_annotator_names,
 )
 from labeler.statistics.saturation import Saturation
@@ -43,7 +44,9 @@ def open_coding_context(*, study: Study, access: StudyAccess) -> dict:
         "shared": study.codes_shared,
         "categories": Category.objects.filter(dimension__studies=study).exists(),
     }
-    if access_sees_agreement(access):
+    # Saturation counts every annotator's codes report by report: hidden from whoever codes
+    # in the study unless it shares codes (blind by person, labeler.permissions).
+    if access_sees_agreement(access) and access_sees_all_codes(access, shared=study.codes_shared):
         found = study_saturation(
             study=study, pseudonyms=not access_sees_annotator_names(access)
         ).saturation

@@ -8,7 +8,12 @@ from django.views.decorators.http import require_GET
 
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import FORMATS, Export
-from labeler.permissions import access_exports, access_sees_annotator_names, study_get_for_user
+from labeler.permissions import (
+    access_exports,
+    access_figures_final_only,
+    access_sees_annotator_names,
+    study_get_for_user,
+)
 from mining.markdown import render_markdown
 
 
@@ -17,7 +22,8 @@ def study_export(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     if not access_exports(access):
         raise PermissionDenied("only the study's leads and researchers export it")
-    export = Export(study=study, fmt="csv", options=ExportOptions())
+    blind = access_figures_final_only(access)
+    export = Export(study=study, fmt="csv", options=ExportOptions(final_only=blind, blind=blind))
     return render(
         request,
         "labeler/study_export.html",
@@ -25,6 +31,7 @@ def study_export(request, slug: str):
             "study": study,
             "formats": FORMATS,
             "real_names_allowed": access_sees_annotator_names(access),
+            "blind": blind,
             # The datasheet's text comes from people (codebook, study names): sanitised, and
             # its headings under the page's <h1>.
             "datasheet_html": render_markdown(export.datasheet_markdown(), heading_offset=1),

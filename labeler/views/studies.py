@@ -204,7 +204,8 @@ def study_detail(request, slug: str):
         "guidelines_html": render_markdown(study.guidelines, heading_offset=2),
         "shortcuts": study_shortcuts(study),
         "sees_agreement": access_sees_agreement(access),
-        "adjudicates": access_adjudicates(access),
+        # The open round is never adjudicated (labeler.services.adjudication).
+        "adjudicates": access_adjudicates(access) and study.kind != Study.Kind.OPEN,
         **open_coding_context(study=study, access=access),
     }
     if context["adjudicates"]:

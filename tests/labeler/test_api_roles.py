@@ -226,19 +226,24 @@ def test_annotation_detail_of_the_annotators_own_labels(call, study, annotator, 
 
 
 def test_annotators_are_blind_to_each_others_annotations_until_adjudication(
-    study, annotator, second_annotator, lead
+    study, annotator, second_annotator, lead, researcher
 ):
     theirs = submitted_by(second_annotator, study)
     path = f"/api/annotations/{theirs.pk}/"
-    annotator_client, lead_client = APIClient(), APIClient()
+    annotator_client, lead_client, researcher_client = APIClient(), APIClient(), APIClient()
     annotator_client.force_authenticate(annotator)
     lead_client.force_authenticate(lead)
+    researcher_client.force_authenticate(researcher)
 
     assert annotator_client.get(path).status_code == 404
     assert lead_client.get(path).status_code == 200
+    assert researcher_client.get(path).status_code == 404
 
     StudyItem.objects.filter(pk=theirs.item_id).update(adjudicated_at=timezone.now())
-    assert annotator_client.get(path).status_code == 200
+    # Final: its researchers read it, by pseudonym; an annotator who did not label it, never.
+    assert annotator_client.get(path).status_code == 404
+    assert researcher_client.get(path).json()["annotator"] == "A1"
+    assert lead_client.get(path).json()["annotator"] == "ann2"
 
 
 def test_a_lead_who_labels_is_blind_too(study, lead, second_annotator):
