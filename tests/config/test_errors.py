@@ -110,7 +110,7 @@ def test_an_unknown_api_address_is_a_404_in_json(admin_user):
 @override_settings(DEBUG=True)
 @pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])
 @pytest.mark.parametrize(
-    "path", ["/api/no-such-thing/", "/api/no-such-thing", "/api/studies/x/y/z/", "/api/%00/"]
+    "path", ["/api/no-such-thing/", "/api/no-such-thing", "/api/studies/x/y/z/", "/api/%C3%A9/"]
 )
 def test_an_unknown_api_address_is_the_json_404_with_debug_on(admin_user, method, path):
     """`make run` serves with DEBUG on, where Django's own 404 page lists every route."""

@@ -322,6 +322,7 @@ def fill(route: str, pattern: URLPattern, name: str, target: Target) -> str | No
         "id": None,
         "app_label": "labeler",
         "url": "no-such-page/",
+        "path": "no-such-route/",  # the API's catch-all JSON 404
         # The open study's code and theme, for the closed study's board routes too.
         "code_id": Code.objects.get(name=SECRET_CODE).pk,
         "theme_id": Theme.objects.get().pk,
