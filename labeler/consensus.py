@@ -16,6 +16,8 @@ Answer = tuple[str, ...]
 UNANIMOUS = "unanimous"
 MAJORITY = "majority"
 SPLIT = "split"
+# Nobody has answered yet (an item handed to no one, or not yet submitted).
+UNANSWERED = "unanswered"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Consensus:
 
     @property
     def kind(self) -> str:
+        if not self.answers:
+            return UNANSWERED
         if len(self.answers) == 1:
             return UNANIMOUS
         if self.answers[0][1] * 2 > self.ratings:

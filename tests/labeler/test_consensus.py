@@ -2,7 +2,14 @@
 
 import pytest
 
-from labeler.consensus import MAJORITY, SPLIT, UNANIMOUS, automatic_method, consensus
+from labeler.consensus import (
+    MAJORITY,
+    SPLIT,
+    UNANIMOUS,
+    UNANSWERED,
+    automatic_method,
+    consensus,
+)
 
 LEAK, BLOAT, NONE = ("memory/leak",), ("memory/bloat",), ()
 
@@ -55,3 +62,13 @@ def test_a_single_annotation_is_unanimous():
 )
 def test_what_is_decided_without_a_lead(answers, majority_auto, method):
     assert automatic_method(consensus(answers), majority_auto=majority_auto) == method
+
+
+def test_an_item_nobody_answered_has_a_kind_and_no_agreement():
+    """`/api/items/{id}/decisions/` of an item nobody submitted answered 500 (IndexError)."""
+    found = consensus([])
+
+    assert found.kind == UNANSWERED
+    assert found.agreement == 0.0
+    assert found.modal is None
+    assert automatic_method(found, majority_auto=True) is None
