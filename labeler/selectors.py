@@ -285,11 +285,15 @@ def assignment_labels(*, assignment: Assignment) -> dict[str, list[str]]:
 
 @dataclass(frozen=True)
 class AnnotatorProgress:
+    user_id: int
     username: str
     held: int
     submitted: int
     skipped: int
     seconds: int
+    # How the reader knows the annotator (labeler.adjudication.progress_named); the
+    # username is blanked where the reader goes by pseudonyms.
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -319,7 +323,7 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
     if only_user is not None:
         assignments = assignments.filter(annotator=only_user)
     rows = (
-        assignments.values("annotator__username")
+        assignments.values("annotator", "annotator__username")
         .annotate(
             held=Count("pk", filter=Q(status=Status.HELD)),
             submitted=Count("pk", filter=Q(status=Status.SUBMITTED)),
@@ -330,6 +334,7 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
     )
     annotators = [
         AnnotatorProgress(
+            user_id=row["annotator"],
             username=row["annotator__username"],
             held=row["held"],
             submitted=row["submitted"],

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from config.api import RejectUnknownFieldsMixin
 from config.names import closest_name
+from labeler.adjudication import progress_named
 from labeler.api.common import NOT_YOURS, SchemaSafeMixin
 from labeler.filters import StudyFilter
 from labeler.frames import Candidates, FrameQuery, StateFilter
@@ -222,7 +223,21 @@ class StudyCreatedSerializer(serializers.Serializer):
 
 
 class AnnotatorProgressSerializer(serializers.Serializer):
-    username = serializers.CharField()
+    annotator = serializers.CharField(
+        source="name",
+        help_text="A username for the study's leads and for your own row; otherwise the "
+        "study's pseudonym (A1, A2, …) as the export gives it, researchers included.",
+    )
+    username = serializers.CharField(
+        allow_null=True,
+        help_text="The annotator's username where you may see it (as for `annotator`), else null.",
+    )
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["username"] = data["username"] or None
+        return data
+
     held = serializers.IntegerField()
     submitted = serializers.IntegerField()
     skipped = serializers.IntegerField()
@@ -237,7 +252,9 @@ class ProgressSerializer(serializers.Serializer):
     held = serializers.IntegerField()
     skipped = serializers.IntegerField()
     per_annotator = AnnotatorProgressSerializer(
-        many=True, help_text="Every annotator for leads; only yourself for everyone else."
+        many=True,
+        help_text="Every annotator for leads and researchers (counts, never labels); only "
+        "yourself for everyone else.",
     )
 
 
@@ -362,7 +379,13 @@ class StudyViewSet(
         never labels), else only your own."""
         study, access = self._study()
         only_user = None if access.can_view_progress else request.user
-        return Response(ProgressSerializer(study_progress(study=study, only_user=only_user)).data)
+        progress = progress_named(
+            study_progress(study=study, only_user=only_user),
+            study=study,
+            user=request.user,
+            access=access,
+        )
+        return Response(ProgressSerializer(progress).data)
 
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     @action(detail=True, methods=["post"], filterset_class=None)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config.api import MAX_ID
 from config.csp import chart_styles_allow
-from labeler.adjudication import final_labels_visible, study_disagreements
+from labeler.adjudication import final_labels_visible, progress_named, study_disagreements
 from labeler.annotation_csv import row_count
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
@@ -186,17 +186,17 @@ def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: Samp
 @require_GET
 def study_detail(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
-    progress = study_progress(
-        study=study, only_user=None if access.can_view_progress else request.user
+    progress = progress_named(
+        study_progress(study=study, only_user=None if access.can_view_progress else request.user),
+        study=study,
+        user=request.user,
+        access=access,
     )
     context = {
         "study": study,
         "access": access,
         "progress": progress,
-        "mine": next(
-            (a for a in progress.per_annotator if a.username == request.user.get_username()),
-            None,
-        ),
+        "mine": next((a for a in progress.per_annotator if a.user_id == request.user.pk), None),
         "dimensions": study.dimensions.order_by("position"),
         "hold_minutes": study.hold_timeout.total_seconds() / 60,
         "batches": study.batches.all(),

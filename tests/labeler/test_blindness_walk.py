@@ -87,6 +87,7 @@ STUDY_ROLES = {
     "superuser-who-annotates": ("annotator",),
     "another-studys-lead": (),
     "anonymous": (),
+    "researcher": ("researcher",),
 }
 SITE_ROLES = {
     "annotator": Role.ANNOTATOR,
@@ -95,6 +96,7 @@ SITE_ROLES = {
     "annotator-and-staff": Role.ANNOTATOR,
     "superuser-who-annotates": Role.ADMIN,
     "another-studys-lead": Role.LEAD,
+    "researcher": Role.RESEARCHER,
 }
 
 DJANGO_METHODS = ("get", "post", "put", "patch", "delete")
@@ -501,6 +503,32 @@ def test_no_route_shows_another_annotators_secret(make_user, person_kind):
                 f"{call.method.upper()} {call.url}{query} ({status}): {', '.join(secrets)}"
             )
     assert not leaks, f"{person_kind} sees another annotator's secret:\n" + "\n".join(leaks)
+
+
+# Who is in a study is not who labelled what: the members list names the team.
+MEMBERS_LIST = "/members/"
+
+
+def test_a_researcher_knows_annotators_by_pseudonym_on_every_route(make_user):
+    """Researchers (who do not label) read labels, but never whose: no route names the other
+    annotator to them but the study's list of members."""
+    planted = plant(make_user, "researcher")
+    client = Client()
+    client.force_login(planted.person)
+    found, unfilled = calls(planted)
+    assert not unfilled, f"routes with a parameter the walk cannot fill: {unfilled}"
+
+    # The username as a word: the planted secrets end with it ("...-of-the-other-annotator").
+    username = re.compile(r"(?<![\w-])" + re.escape(planted.other.username) + r"(?![\w-])")
+    named = []
+    for call in found:
+        if call.url.endswith(MEMBERS_LIST):
+            continue
+        status, text = answer(client, call)
+        if username.search(text):
+            query = "?" + urlencode(call.query) if call.query else ""
+            named.append(f"{call.method.upper()} {call.url}{query} ({status})")
+    assert not named, "a researcher reads the annotator's username:\n" + "\n".join(named)
 
 
 def mystery(request, mystery_id):

@@ -92,6 +92,22 @@ def test_lead_sees_progress_per_annotator_skips_with_reasons_and_batch_form(
     assert 'data-testid="start-labelling"' not in html
 
 
+def test_researcher_sees_progress_per_annotator_by_pseudonym(
+    client, study, annotator, second_annotator, researcher
+):
+    submitted(study, annotator)
+    assignment_next(study=study, user=second_annotator)
+    client.force_login(researcher)
+
+    html = client.get("/studies/perf/").content.decode()
+
+    per_annotator = html[html.index('data-testid="per-annotator"') :]
+    assert "<td>A1</td><td>1</td><td>0</td><td>0</td>" in per_annotator
+    assert "<td>(no submission yet)</td><td>0</td><td>1</td><td>0</td>" in per_annotator
+    table = per_annotator[: per_annotator.index("</table>")]
+    assert "<td>ann</td>" not in table and "<td>ann2</td>" not in table
+
+
 # -- setting a study up
 
 
