@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.models import Exists, F, Min, OuterRef, QuerySet
 
 from config.sql import int_array
-from labeler.consensus import UNANIMOUS, Answer, Consensus, automatic_method, consensus
+from labeler.consensus import UNANIMOUS, UNANSWERED, Answer, Consensus, automatic_method, consensus
 from labeler.labels import Scheme
 from labeler.models import (
     Annotation,
@@ -158,7 +158,8 @@ class DimensionState:
     """One dimension of an item: how far its annotators agree, and whether it is decided.
 
     `disputed`: no final label, and the answers are not ones the study's policy accepts on
-    its own (a split, or a majority the study sends to a lead)."""
+    its own (a split, or a majority the study sends to a lead); a dimension nobody answered
+    is not disputed."""
 
     key: str
     kind: str
@@ -183,7 +184,7 @@ def dimension_states(*, state: ItemAnswers, scheme: Scheme, majority: str) -> li
                 answers=len(found.answers),
                 ratings=found.ratings,
                 decided=decided,
-                disputed=not decided and automatic is None,
+                disputed=not decided and automatic is None and found.kind != UNANSWERED,
             )
         )
     return states
@@ -460,7 +461,7 @@ def item_decisions(*, item: StudyItem, scheme: Scheme, majority: str) -> dict:
         "item": item.pk,
         "final": item.adjudicated_at is not None,
         "final_at": item.adjudicated_at,
-        "disagreed": [d.key for d in states if d.kind != UNANIMOUS],
+        "disagreed": [d.key for d in states if d.kind not in (UNANIMOUS, UNANSWERED)],
         "labels": [
             {"dimension": label.dimension.key, **_final_json(label)}
             for label in finals.order_by("dimension__position")

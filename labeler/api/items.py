@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -14,6 +14,8 @@ from config.api import IdLookupMixin
 from labeler.adjudication import annotator_namer
 from labeler.api.common import SchemaSafeMixin, report_ref
 from labeler.filters import StudyItemFilter
+from labeler.label_names import names_as_labelled
+from labeler.labels import study_scheme
 from labeler.models import AnnotationVersion, LabelImport, StudyItem
 from labeler.permissions import study_access
 from labeler.selectors import item_history, study_item_list_member, study_item_list_visible
@@ -56,6 +58,17 @@ class LabelImportSerializer(serializers.ModelSerializer):
         fields = ["imported_by", "file_name", "sha256", "created_at"]
 
 
+class CategoryNameSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    name = serializers.CharField()
+
+
+class NamedLabelsSerializer(serializers.Serializer):
+    dimension = serializers.CharField()
+    dimension_name = serializers.CharField()
+    categories = CategoryNameSerializer(many=True)
+
+
 class VersionSerializer(serializers.ModelSerializer):
     annotator = serializers.SerializerMethodField(
         help_text="A username for the study's leads and for your own; otherwise a pseudonym "
@@ -65,13 +78,33 @@ class VersionSerializer(serializers.ModelSerializer):
         read_only=True, allow_null=True, help_text="The file it came from; null: made in the app."
     )
 
+    named = serializers.SerializerMethodField(
+        help_text="The labels as named when they were written: per dimension (codebook "
+        "order) its name and each category's path and name, from the codebook version the "
+        "labels were made against, so a later revision does not rename the past."
+    )
+
     class Meta:
         model = AnnotationVersion
-        fields = ["number", "annotator", "created_at", "labels", "codes", "changes", "note"]
-        fields += ["unsure", "seconds", "imported"]
+        fields = ["number", "annotator", "created_at", "labels", "named", "codes", "changes"]
+        fields += ["note", "unsure", "seconds", "imported"]
 
     def get_annotator(self, version: AnnotationVersion) -> str:
         return self.context["name_of"](version.annotator)
+
+    @extend_schema_field(NamedLabelsSerializer(many=True))
+    def get_named(self, version: AnnotationVersion) -> list[dict]:
+        names = self.context["names_of"][version.pk]
+        return [
+            {
+                "dimension": key,
+                "dimension_name": names.dimension_name(key),
+                "categories": [
+                    {"path": path, "name": name} for name, path in names.values(key, paths)
+                ],
+            }
+            for key, paths in names.ordered(version.labels)
+        ]
 
 
 class StudyItemViewSet(
@@ -108,5 +141,11 @@ class StudyItemViewSet(
             raise Http404("no such item")
         access = study_access(user=request.user, study=item.study)
         versions = item_history(item=item, user=request.user, access=access)
-        name_of = annotator_namer(study=item.study, user=request.user, access=access)
-        return Response(VersionSerializer(versions, many=True, context={"name_of": name_of}).data)
+        versions = list(versions)
+        context = {
+            "name_of": annotator_namer(study=item.study, user=request.user, access=access),
+            "names_of": names_as_labelled(
+                study=item.study, scheme=study_scheme(study=item.study), versions=versions
+            ),
+        }
+        return Response(VersionSerializer(versions, many=True, context=context).data)

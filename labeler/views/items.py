@@ -11,10 +11,11 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from labeler.adjudication import item_decisions, item_decisions_visible, study_pseudonyms
-from labeler.labels import Scheme, study_scheme
-from labeler.models import CodebookMigration, StudyItem
-from labeler.permissions import access_sees_annotator_names, study_get_for_user
+from labeler.adjudication import annotator_namer, item_decisions, item_decisions_visible
+from labeler.label_names import LabelNames, names_as_labelled
+from labeler.labels import study_scheme
+from labeler.models import StudyItem
+from labeler.permissions import study_get_for_user
 from labeler.selectors import (
     ITEM_STATES,
     item_history,
@@ -25,7 +26,6 @@ from labeler.views.common import require_lead
 from mining.selectors import report_for_reading
 from mining.serializers import ReportDetailSerializer
 from mining.tasks import report_patches_request
-from taxonomy.models import Category, Dimension
 
 
 def _item_for(request, slug: str, item_id: int):
@@ -73,17 +73,15 @@ def study_items(request, slug: str):
 def item_history_page(request, slug: str, item_id: int):
     study, access, item = _item_for(request, slug, item_id)
     scheme = study_scheme(study=study)
-    names = _LabelNames(scheme)
+    names = LabelNames(scheme)
     # Who labelled what is for the study's leads: everyone else sees pseudonyms but their own.
-    pseudonyms = None if access_sees_annotator_names(access) else study_pseudonyms(study=study)
+    name_of = annotator_namer(study=study, user=request.user, access=access)
     shown = list(item_history(item=item, user=request.user, access=access))
-    names_of = _names_as_labelled(study, scheme, shown)
+    names_of = names_as_labelled(study=study, scheme=scheme, versions=shown)
     versions = [
         {
             "version": version,
-            "annotator": version.annotator.get_username()
-            if pseudonyms is None or version.annotator_id == request.user.pk
-            else pseudonyms.get(version.annotator_id, "another annotator"),
+            "annotator": name_of(version.annotator),
             "labels": names_of[version.pk].labels(version.labels),
             "codes": names_of[version.pk].codes(version.codes),
             "changes": names_of[version.pk].changes(version.changes),
@@ -101,40 +99,6 @@ def item_history_page(request, slug: str, item_id: int):
             "decisions": _decisions(item, scheme, names, request.user, access, study.majority),
         },
     )
-
-
-def _names_as_labelled(study, scheme: Scheme, versions) -> dict[int, _LabelNames]:
-    """Per version, the names of the codebook version it was labelled against: a migration's
-    version, the one it migrated to; any other, the one the study had when it was made (the
-    version migrated from by the first migration after it, else the study's own). A version
-    a study pinned is frozen, so these are the names as they were."""
-    migrations = list(
-        CodebookMigration.objects.filter(study=study)
-        .order_by("created_at", "pk")
-        .values_list("pk", "created_at", "from_codebook_id", "to_codebook_id")
-    )
-    to_of = {pk: to for pk, _, _, to in migrations}
-
-    def codebook_of(version) -> int:
-        if version.migration_id is not None:
-            return to_of[version.migration_id]
-        later = (old for _, at, old, _ in migrations if at > version.created_at)
-        return next(later, study.codebook_id)
-
-    codebooks = {version.pk: codebook_of(version) for version in versions}
-    keys = [d.key for d in scheme.dimensions]
-    by_codebook = {study.codebook_id: _LabelNames(scheme)}
-    for codebook_id in set(codebooks.values()) - set(by_codebook):
-        dimensions = tuple(
-            Dimension.objects.filter(codebook_id=codebook_id, key__in=keys).order_by("position")
-        )
-        categories: dict[int, list[Category]] = {d.pk: [] for d in dimensions}
-        for category in Category.objects.filter(dimension__in=dimensions).order_by("position"):
-            categories[category.dimension_id].append(category)
-        by_codebook[codebook_id] = _LabelNames(
-            Scheme(dimensions=dimensions, categories={k: tuple(v) for k, v in categories.items()})
-        )
-    return {pk: by_codebook[codebook_id] for pk, codebook_id in codebooks.items()}
 
 
 def _decisions(item, scheme, names, user, access, majority) -> dict | None:
@@ -169,83 +133,6 @@ def _decisions(item, scheme, names, user, access, majority) -> dict | None:
             for event in found["history"]
         ],
     }
-
-
-def _as_text(value) -> str:
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value) or "(none)"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value) if value not in (None, "") else "(empty)"
-
-
-# A codebook migration took the label off: its category was split (or removed).
-RELABEL_TEXT = "(to label again: its category was split or removed)"
-# A revision's changed codes are under `codes.<dimension key>` (services.assignment).
-CODES = "codes."
-
-
-class _LabelNames:
-    """Stored labels (dimension keys, category key paths) as people read them: names, in the
-    codebook's order of dimensions, each category with its path."""
-
-    def __init__(self, scheme) -> None:
-        self.scheme = scheme
-        self.dimensions = {d.key: (position, d) for position, d in enumerate(scheme.dimensions)}
-
-    def _order(self, key: str) -> tuple[int, str]:
-        return (self.dimensions.get(key, (len(self.dimensions),))[0], key)
-
-    def dimension_name(self, key: str) -> str:
-        return self.dimensions[key][1].name if key in self.dimensions else key
-
-    def _category_name(self, key: str, path: str) -> str:
-        """The category's name; its path when the scheme no longer has it."""
-        if key not in self.dimensions:
-            return path
-        category = self.scheme.by_path(self.dimensions[key][1]).get(path)
-        return category.name if category is not None else path
-
-    def _named(self, key: str, paths) -> object:
-        if not isinstance(paths, list) or key.startswith(CODES):
-            return paths  # the note, the unsure flag, or codes as written
-        return [f"{self._category_name(key, path)} ({path})" for path in paths]
-
-    def values(self, key: str, paths: list[str]) -> list[tuple[str, str]]:
-        """[(category name, path)] of a dimension's values."""
-        return [(self._category_name(key, path), path) for path in paths]
-
-    def labels(self, labels: dict) -> list[tuple[str, list[tuple[str, str]]]]:
-        """[(dimension name, [(category name, path)])]."""
-        return [
-            (
-                self.dimension_name(key),
-                [(self._category_name(key, path), path) for path in labels[key]],
-            )
-            for key in sorted(labels, key=self._order)
-        ]
-
-    def codes(self, codes: dict) -> list[tuple[str, list[str]]]:
-        """Open coding: [(dimension name, [codes as written])]."""
-        return [(self.dimension_name(key), codes[key]) for key in sorted(codes, key=self._order)]
-
-    def _change_name(self, key: str) -> str:
-        if key.startswith(CODES):
-            return f"{self.dimension_name(key.removeprefix(CODES))}: codes"
-        return self.dimension_name(key)
-
-    def changes(self, changes: dict) -> list[tuple[str, str, str]]:
-        """What a revision changed, as (what, from, to) text."""
-        return [
-            (
-                self._change_name(key),
-                _as_text(self._named(key, changes[key].get("from"))),
-                RELABEL_TEXT
-                if changes[key].get("relabel")
-                else _as_text(self._named(key, changes[key].get("to"))),
-            )
-            for key in sorted(changes, key=self._order)
-        ]
 
 
 @require_GET

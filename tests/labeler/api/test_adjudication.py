@@ -6,7 +6,7 @@ from rest_framework.test import APIClient
 from labeler.models import Assignment, FinalLabel, Study, StudyItem
 from taxonomy.services import codebook_freeze
 from tests.labeler.api.conftest import LEAK, statuses
-from tests.labeler.factories import StudyMemberFactory
+from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -338,3 +338,21 @@ def test_once_adjudicated_annotators_see_every_version_in_the_items_history(call
     # The other annotator by the study's pseudonym, as the export names them.
     assert {v["annotator"] for v in history} == {"ann", "A2"}
     assert LEAK["root-cause"] in {v["labels"]["root-cause"][0] for v in history}
+
+
+def test_an_item_nobody_answered_has_no_decision_and_nothing_to_compare(study, lead):
+    untouched = StudyItemFactory(study=study, position=99)
+    client = APIClient()
+    client.force_authenticate(lead)
+
+    decisions = client.get(f"/api/items/{untouched.pk}/decisions/")
+    side_by_side = client.get(f"/api/items/{untouched.pk}/adjudication/")
+
+    assert decisions.status_code == 200, decisions.content
+    assert (decisions.json()["final"], decisions.json()["disagreed"]) == (False, [])
+    assert decisions.json()["history"] == []
+    assert side_by_side.status_code == 200, side_by_side.content
+    body = side_by_side.json()
+    assert body["annotators"] == []
+    assert {d["agreement"] for d in body["dimensions"]} == {"unanswered"}
+    assert body["disputed"] == []

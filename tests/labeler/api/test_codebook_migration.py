@@ -5,6 +5,7 @@ from rest_framework.test import APIClient
 
 from labeler.models import Assignment, CodebookMigration, FinalLabel, Study
 from labeler.services.assignment import assignment_next
+from taxonomy.models import Category
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
@@ -104,3 +105,28 @@ def test_items_held_right_now_are_a_conflict_and_nothing_is_written(labelled, le
     assert "1 item(s) of study 'perf' are held by annotators right now" in str(response.json())
     assert CodebookMigration.objects.count() == 0
     assert Study.objects.get(slug="perf").codebook.version == "1.0"
+
+
+def test_an_item_history_names_each_version_s_labels_as_they_were_written(labelled, lead):
+    client_for(lead).post(PATH.format(version="2.0"))
+    bloated = labelled.items.order_by("position")[1]
+    v1 = Category.objects.get(
+        dimension__codebook__key="perf", dimension__codebook__version="1.0", path="memory/bloat"
+    )
+    v2 = Category.objects.get(
+        dimension__codebook__key="perf", dimension__codebook__version="2.0", path="memory/overuse"
+    )
+    assert v1.name != v2.name
+
+    response = client_for(lead).get(f"/api/items/{bloated.pk}/history/")
+
+    assert response.status_code == 200
+    versions = response.json()
+    first = next(v for v in versions if v["number"] == 1)
+    migrated = next(v for v in versions if v["changes"])
+    assert first["named"][0] == {
+        "dimension": "root-cause",
+        "dimension_name": "Root cause",
+        "categories": [{"path": "memory/bloat", "name": v1.name}],
+    }
+    assert migrated["named"][0]["categories"] == [{"path": "memory/overuse", "name": v2.name}]
