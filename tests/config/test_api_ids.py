@@ -5,9 +5,10 @@ from dataclasses import dataclass
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import reverse
 
 from tests.labeler.factories import UserFactory
+from tests.urlconf import methods_of, url_patterns
 
 pytestmark = pytest.mark.django_db
 
@@ -35,37 +36,20 @@ def is_id(name: str) -> bool:
     return name in {"pk", "id"} or name.endswith("_id")
 
 
-def routes_with_an_id(patterns=None, namespace=""):
-    for pattern in get_resolver().url_patterns if patterns is None else patterns:
-        if isinstance(pattern, URLResolver):
-            if pattern.namespace == "admin":
-                continue  # Django's own pages, with their own lookups
-            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
-            yield from routes_with_an_id(pattern.url_patterns, inner)
-            continue
-        assert isinstance(pattern, URLPattern)
-        kwargs = set(pattern.pattern.regex.groupindex)
+def routes_with_an_id():
+    for walked in url_patterns():
+        if walked.namespace.split(":")[0] == "admin":
+            continue  # Django's own pages, with their own lookups
+        kwargs = set(walked.kwargs)
         ids = [name for name in kwargs if is_id(name)]
         if not ids:
             continue
         (kwarg,) = ids
-        assert kwargs <= {kwarg, "slug"}, f"{pattern}: a route taking more than a study and an id"
-        yield Route(f"{namespace}{pattern.name}", kwarg, "slug" in kwargs, methods_of(pattern))
-
-
-def methods_of(pattern: URLPattern) -> tuple[str, ...]:
-    """The methods a route answers: a viewset's actions, or the handlers an API view defines."""
-    actions = getattr(pattern.callback, "actions", None)
-    if actions:
-        return tuple(sorted(actions))
-    view = getattr(pattern.callback, "cls", None) or getattr(pattern.callback, "view_class", None)
-    if view is None:
-        return ("get",)
-    return tuple(
-        method
-        for method in view.http_method_names
-        if method not in {"options", "head", "trace"} and hasattr(view, method)
-    )
+        assert kwargs <= {kwarg, "slug"}, (
+            f"{walked.route}: a route taking more than a study and an id"
+        )
+        methods = methods_of(walked.pattern, function_view=("get",))
+        yield Route(walked.name, kwarg, "slug" in kwargs, methods)
 
 
 ROUTES = list(routes_with_an_id())

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import pytest
 from django.test import Client
-from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
+from django.urls import NoReverseMatch, reverse
 
 from config.middleware import PATH_NUL
-from tests.config.test_api_ids import methods_of
 from tests.labeler.factories import UserFactory
+from tests.urlconf import methods_of, url_patterns
 
 pytestmark = pytest.mark.django_db
 
@@ -26,18 +26,11 @@ class Route:
     methods: tuple[str, ...]
 
 
-def routes(patterns=None, namespace=""):
-    for pattern in get_resolver().url_patterns if patterns is None else patterns:
-        if isinstance(pattern, URLResolver):
-            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
-            yield from routes(pattern.url_patterns, inner)
-        elif pattern.name and pattern.pattern.regex.groupindex:
-            assert isinstance(pattern, URLPattern)
-            yield Route(
-                f"{namespace}{pattern.name}",
-                tuple(pattern.pattern.regex.groupindex),
-                methods_of(pattern),
-            )
+def routes():
+    for walked in url_patterns():
+        if walked.name and walked.kwargs:
+            methods = methods_of(walked.pattern, function_view=("get",))
+            yield Route(walked.name, walked.kwargs, methods)
 
 
 def address(route: Route, under_test: str) -> str | None:

@@ -111,3 +111,10 @@ def labelled_study(*, annotator, second, lead):
             held = assignment_next(study=study, user=user)
             assignment_submit(assignment_id=held.pk, user=user, labels=labels[index])
     return study
+
+
+def labelled_with_v2(*, annotator, second, lead):
+    """labelled_study, with version 2.0 of its codebook there to migrate to."""
+    study = labelled_study(annotator=annotator, second=second, lead=lead)
+    revise_v2(study.codebook)
+    return study

@@ -15,7 +15,7 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, path, resolve
+from django.urls import URLPattern, path, resolve
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
@@ -52,6 +52,7 @@ from tests.labeler.factories import (
 )
 from tests.mining.factories import ImportJobFactory
 from tests.taxonomy.factories import CategoryFactory
+from tests.urlconf import methods_of, url_patterns
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +100,6 @@ SITE_ROLES = {
     "researcher": Role.RESEARCHER,
 }
 
-DJANGO_METHODS = ("get", "post", "put", "patch", "delete")
 BODY_METHODS = ("post", "put", "patch")
 
 
@@ -253,15 +253,6 @@ def plant_the_rest(*, closed: Study, opened: Study, other) -> tuple[StudyItem, A
     return final, Assignment.objects.get(pk=held.pk)
 
 
-def walk(resolver, prefix=""):
-    """(route as written, pattern) for every pattern of the URL conf."""
-    for entry in resolver.url_patterns:
-        if isinstance(entry, URLResolver):
-            yield from walk(entry, prefix + str(entry.pattern))
-        else:
-            yield prefix + str(entry.pattern), entry
-
-
 PARAMETER = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>|\(\?P<(?P<group>\w+)>[^)]*\)")
 
 
@@ -340,17 +331,6 @@ def url_of(route: str, values: dict) -> str:
     return "/" + path
 
 
-def methods_of(pattern: URLPattern) -> list[str]:
-    """The HTTP methods the route's view answers."""
-    callback = pattern.callback
-    if getattr(callback, "actions", None):  # a DRF viewset's route
-        return sorted(callback.actions)
-    view_class = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
-    if view_class is not None:
-        return [m for m in DJANGO_METHODS if hasattr(view_class, m)]
-    return list(DJANGO_METHODS)
-
-
 @dataclass(frozen=True)
 class Call:
     route: str
@@ -395,7 +375,8 @@ def calls(planted: Planted) -> tuple[list[Call], list[str]]:
     """Every (route, method, url) to call, and the routes with a parameter the walk cannot
     fill."""
     unfilled, seen, found = [], set(), []
-    for route, pattern in walk(get_resolver()):
+    for walked in url_patterns():
+        route, pattern = walked.route, walked.pattern
         names = route_parameters(route)
         for target in planted.targets:
             values = {}

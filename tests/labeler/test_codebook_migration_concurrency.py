@@ -6,7 +6,6 @@ import time
 
 import pytest
 from django.db import connection, transaction
-from rest_framework.test import APIClient
 
 from labeler.api import labelling as labelling_api
 from labeler.labels import _FROZEN_SCHEMES, study_scheme
@@ -17,8 +16,9 @@ from labeler.services.board import theme_create
 from labeler.services.codebook_migration import study_codebook_migrate
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
+from tests.labeler.api.calls import client_for
 from tests.labeler.board_factories import BoardFactory, OpenStudyFactory, open_study_with_items
-from tests.labeler.codebook_revisions import labelled_study, revise_v2
+from tests.labeler.codebook_revisions import labelled_with_v2
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,15 +29,7 @@ NEXT = "/api/studies/perf/next/"
 
 @pytest.fixture
 def labelled(annotator, make_user, lead):
-    study = labelled_study(annotator=annotator, second=make_user(username="ann2"), lead=lead)
-    revise_v2(study.codebook)
-    return study
-
-
-def client_for(user):
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
+    return labelled_with_v2(annotator=annotator, second=make_user(username="ann2"), lead=lead)
 
 
 def lock_waiters() -> int:
@@ -78,15 +70,30 @@ def in_threads(*calls):
     return threads, results
 
 
+def rows_locked(rows):
+    """A lock for meet_at_lock: the rows, locked for update."""
+    return lambda: list(rows.select_for_update())
+
+
+def meet_at_lock(lock, *calls) -> list:
+    """Run the calls in threads while `lock()` holds its lock, let them go once every call
+    waits for a lock (so that they meet there for sure), and return their results in order."""
+    with transaction.atomic():
+        lock()
+        threads, results = in_threads(*calls)
+        wait_until(lambda: lock_waiters() >= len(calls), "every call waits for the lock")
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
 def test_two_migrations_posted_at_once_one_migrates_the_other_is_told_why(labelled, lead):
     clients = [client_for(lead), client_for(lead)]
     # Both requests reach the study's lock while it is held, so they meet there for sure.
-    with transaction.atomic():
-        Study.objects.select_for_update().get(pk=labelled.pk)
-        threads, responses = in_threads(*(lambda c=c: c.post(PATH) for c in clients))
-        wait_until(lambda: lock_waiters() >= 2, "both migrations wait for the study")
-    for thread in threads:
-        thread.join(timeout=60)
+    responses = meet_at_lock(
+        rows_locked(Study.objects.filter(pk=labelled.pk)),
+        *(lambda c=c: c.post(PATH) for c in clients),
+    )
 
     statuses = sorted(response.status_code for response in responses)
     assert statuses == [201, 400], [getattr(r, "content", r) for r in responses]
@@ -151,12 +158,9 @@ def test_two_freezes_of_one_board_at_once_one_freezes_the_other_is_told_why(make
             format="json",
         )
 
-    with transaction.atomic():
-        Board.objects.select_for_update().get(pk=board.pk)
-        threads, responses = in_threads(lambda: freeze("1"), lambda: freeze("2"))
-        wait_until(lambda: lock_waiters() >= 2, "both freezes wait for the board")
-    for thread in threads:
-        thread.join(timeout=60)
+    responses = meet_at_lock(
+        rows_locked(Board.objects.filter(pk=board.pk)), lambda: freeze("1"), lambda: freeze("2")
+    )
 
     statuses = sorted(response.status_code for response in responses)
     assert statuses == [200, 409], [getattr(r, "content", r) for r in responses]
@@ -228,12 +232,11 @@ def test_two_boards_freezing_into_one_new_key_at_once(make_user):
             format="json",
         )
 
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('codebook:shared'))")
-        threads, responses = in_threads(lambda: freeze("round-a"), lambda: freeze("round-b"))
-        wait_until(lambda: lock_waiters() >= 2, "both freezes wait for the key")
-    for thread in threads:
-        thread.join(timeout=60)
+    def key_locked():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('codebook:shared'))")
+
+    responses = meet_at_lock(key_locked, lambda: freeze("round-a"), lambda: freeze("round-b"))
 
     statuses = sorted(response.status_code for response in responses)
     assert statuses == [200, 400], [getattr(r, "content", r) for r in responses]

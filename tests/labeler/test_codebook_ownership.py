@@ -9,7 +9,6 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.test import Client
-from rest_framework.test import APIClient
 
 from labeler.frames import FrameQuery
 from labeler.models import Board, BoardEvent, Study
@@ -20,6 +19,7 @@ from labeler.services.studies import sample_spec_parse, study_create
 from taxonomy.models import Codebook
 from taxonomy.selectors import codebook_key_owner
 from taxonomy.services import codebook_key_give
+from tests.labeler.api.calls import client_for
 from tests.labeler.board_factories import BoardFactory, OpenStudyFactory
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory
@@ -27,12 +27,6 @@ from tests.mining.factories import BugReportFactory
 pytestmark = pytest.mark.django_db
 
 BUILTIN = "dl-performance-root-causes"
-
-
-def client_for(user):
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def sortable_board(*, slug, lead):

@@ -6,7 +6,8 @@ from rest_framework.test import APIClient
 from labeler.models import Assignment, CodebookMigration, FinalLabel, Study
 from labeler.services.assignment import assignment_next
 from taxonomy.models import Category
-from tests.labeler.codebook_revisions import labelled_study, revise_v2
+from tests.labeler.api.calls import client_for
+from tests.labeler.codebook_revisions import labelled_with_v2
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
@@ -16,15 +17,7 @@ PATH = "/api/studies/perf/codebook-migration/{version}/"
 
 @pytest.fixture
 def labelled(annotator, make_user, lead):
-    study = labelled_study(annotator=annotator, second=make_user(username="ann2"), lead=lead)
-    revise_v2(study.codebook)
-    return study
-
-
-def client_for(user):
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
+    return labelled_with_v2(annotator=annotator, second=make_user(username="ann2"), lead=lead)
 
 
 def test_a_lead_reads_the_plan_and_nothing_is_written(labelled, lead):
