@@ -8,8 +8,7 @@ study, so a name never changes) unless a lead asks for real names.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from django.db import connection
 from django.db.models import Exists, F, Min, OuterRef, QuerySet
@@ -28,9 +27,6 @@ from labeler.models import (
 )
 from labeler.permissions import StudyAccess, access_sees_annotator_names
 from taxonomy.models import Category
-
-if TYPE_CHECKING:
-    from labeler.selectors import StudyProgress
 
 
 @dataclass(frozen=True)
@@ -125,32 +121,6 @@ def annotator_namer(*, study: Study, user, access: StudyAccess):
         return pseudonyms.get(annotator.pk, "another annotator")
 
     return name
-
-
-NO_PSEUDONYM_YET = "(no submission yet)"
-
-
-def progress_named(progress: StudyProgress, *, study: Study, user, access: StudyAccess):
-    """The study's progress with each annotator named as `user` reads them (as
-    annotator_namer does): usernames for its leads (and staff) and for themselves, the
-    study's pseudonyms for everyone else, researchers included, whose rows then carry no
-    username. An annotator with no submission yet has no pseudonym."""
-    if access_sees_annotator_names(access):
-        rows = [replace(row, name=row.username) for row in progress.per_annotator]
-        return replace(progress, per_annotator=rows)
-    pseudonyms = study_pseudonyms(study=study)
-    rows = [
-        replace(row, name=row.username)
-        if row.user_id == user.pk
-        else replace(row, name=pseudonyms.get(row.user_id, NO_PSEUDONYM_YET), username="")
-        for row in progress.per_annotator
-    ]
-    rows.sort(key=lambda row: (row.name == NO_PSEUDONYM_YET, _pseudonym_order(row.name)))
-    return replace(progress, per_annotator=rows)
-
-
-def _pseudonym_order(name: str) -> tuple:
-    return (0, int(name[1:]), "") if name[:1] == "A" and name[1:].isdigit() else (1, 0, name)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import NamedTuple
 
@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, F, Min, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
+from labeler.adjudication import study_pseudonyms
 from labeler.codebook_migration import (
     REMOVED,
     PlanError,
@@ -32,7 +33,7 @@ from labeler.models import (
     StudyItem,
     StudyMember,
 )
-from labeler.permissions import StudyAccess, user_is_staff
+from labeler.permissions import StudyAccess, access_sees_annotator_names, user_is_staff
 from taxonomy.models import Category, Codebook, Dimension
 
 Status = Assignment.Status
@@ -291,7 +292,7 @@ class AnnotatorProgress:
     submitted: int
     skipped: int
     seconds: int
-    # How the reader knows the annotator (labeler.adjudication.progress_named); the
+    # How the reader knows the annotator (progress_named); the
     # username is blanked where the reader goes by pseudonyms.
     name: str = ""
 
@@ -352,6 +353,32 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
         skipped=counts["skipped"],
         per_annotator=annotators,
     )
+
+
+NO_PSEUDONYM_YET = "(no submission yet)"
+
+
+def progress_named(progress: StudyProgress, *, study: Study, user, access: StudyAccess):
+    """The study's progress with each annotator named as `user` reads them (as
+    annotator_namer does): usernames for its leads (and staff) and for themselves, the
+    study's pseudonyms for everyone else, researchers included, whose rows then carry no
+    username. An annotator with no submission yet has no pseudonym."""
+    if access_sees_annotator_names(access):
+        rows = [replace(row, name=row.username) for row in progress.per_annotator]
+        return replace(progress, per_annotator=rows)
+    pseudonyms = study_pseudonyms(study=study)
+    rows = [
+        replace(row, name=row.username)
+        if row.user_id == user.pk
+        else replace(row, name=pseudonyms.get(row.user_id, NO_PSEUDONYM_YET), username="")
+        for row in progress.per_annotator
+    ]
+    rows.sort(key=lambda row: (row.name == NO_PSEUDONYM_YET, _pseudonym_order(row.name)))
+    return replace(progress, per_annotator=rows)
+
+
+def _pseudonym_order(name: str) -> tuple:
+    return (0, int(name[1:]), "") if name[:1] == "A" and name[1:].isdigit() else (1, 0, name)
 
 
 class FinalLabelRow(NamedTuple):

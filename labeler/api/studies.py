@@ -13,14 +13,13 @@ from rest_framework.response import Response
 
 from config.api import RejectUnknownFieldsMixin
 from config.names import closest_name
-from labeler.adjudication import progress_named
 from labeler.api.common import NOT_YOURS, SchemaSafeMixin
 from labeler.filters import StudyFilter
 from labeler.frames import Candidates, FrameQuery, StateFilter
 from labeler.models import Study
 from labeler.permissions import study_get_for_user, user_can_create_study
 from labeler.sampling import SampleMode, SampleSpec, sample_warnings
-from labeler.selectors import study_list_for_user, study_progress
+from labeler.selectors import progress_named, study_list_for_user, study_progress
 from labeler.services.studies import (
     HOLD_MINUTES_MAX,
     HOLD_MINUTES_MIN,

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config.api import MAX_ID
 from config.csp import chart_styles_allow
-from labeler.adjudication import final_labels_visible, progress_named, study_disagreements
+from labeler.adjudication import final_labels_visible, study_disagreements
 from labeler.annotation_csv import row_count
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
@@ -32,6 +32,7 @@ from labeler.selectors import (
     codebook_revisions_after,
     label_import_job_get,
     label_import_jobs_recent,
+    progress_named,
     study_items_waiting,
     study_list_for_user,
     study_progress,
