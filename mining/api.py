@@ -1,11 +1,12 @@
 """REST API of the mining app: reports (read-only) and import jobs."""
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.api import IdLookupMixin
+from config.api import IdLookupMixin, query_params_refuse_unknown
 from mining import selectors, tasks
 from mining.filters import ReportFilter
 from mining.permissions import CanManageImports
@@ -14,6 +15,8 @@ from mining.serializers import (
     ImportJobSerializer,
     ReportDetailSerializer,
     ReportListSerializer,
+    ReportReadInputSerializer,
+    ReportReadSerializer,
 )
 from mining.services.import_jobs import import_job_cancel, import_job_create, import_job_rerun
 
@@ -27,9 +30,17 @@ class ReportViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     def get_serializer_class(self):
         return ReportDetailSerializer if self.action == "retrieve" else ReportListSerializer
 
+    @extend_schema(parameters=[ReportReadInputSerializer], responses=ReportReadSerializer)
     def retrieve(self, request, pk=None):
+        query_params_refuse_unknown(
+            request.query_params, [*ReportReadInputSerializer().fields, "format"]
+        )
+        params = ReportReadInputSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
         get_object_or_404(self.get_queryset(), pk=pk)
-        patches = tasks.report_patches_request(report_id=int(pk))
+        patches = tasks.report_patches_state(
+            report_id=int(pk), fetch=params.validated_data["fetch_patches"]
+        )
         report = selectors.report_for_reading(int(pk))
         return Response({**ReportDetailSerializer(report).data, "patches": patches})
 

@@ -123,6 +123,38 @@ class ReportDetailSerializer(ReportListSerializer):
         return render_markdown(report.body, heading_offset=BODY_HEADING_OFFSET)
 
 
+class ReportReadInputSerializer(serializers.Serializer):
+    """The query of GET /api/reports/{id}/."""
+
+    fetch_patches = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=(
+            "Queue the fetch of the per-file patches of the report's fix commits that are not in "
+            "yet (one GitHub request per commit; false by default, so that reading reports "
+            "spends none of the token's rate limit). `patches.pending` then says it is under way."
+        ),
+    )
+
+
+class PatchStateSerializer(serializers.Serializer):
+    missing = serializers.IntegerField(
+        help_text="How many of the report's fix commits have no per-file patches yet (their "
+        "`files` are empty until fetched; ask with `fetch_patches=true`)."
+    )
+    pending = serializers.BooleanField(help_text="A fetch of the missing patches is under way.")
+    error = serializers.CharField(help_text="Why the last fetch failed, or empty.")
+
+
+class ReportReadSerializer(ReportDetailSerializer):
+    """The answer of GET /api/reports/{id}/ (its schema): the report and where its patches stand."""
+
+    patches = PatchStateSerializer(read_only=True)
+
+    class Meta(ReportDetailSerializer.Meta):
+        fields = [*ReportDetailSerializer.Meta.fields, "patches"]
+
+
 class ImportJobSerializer(serializers.ModelSerializer):
     repository = serializers.CharField(source="repository.full_name")
     eta_seconds = serializers.SerializerMethodField()

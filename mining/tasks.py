@@ -153,3 +153,19 @@ def report_patches_request(*, report_id: int) -> dict:
         return patches.PatchState().as_dict()
     _enqueue_patches(patches.commits_patches_claim(commit_ids=missing))
     return patches.commits_patches_state(commit_ids=missing).as_dict()
+
+
+def report_patches_state(*, report_id: int, fetch: bool) -> dict:
+    """For a reader of the API: where the patches of a report's fix commits stand, with
+    `missing`, how many commits' patches are not in yet. The fetch of those is queued only when
+    `fetch` is asked for: a script reading a dataset must not spend a token's hourly requests
+    unasked (pages ask, as they show the patches)."""
+    if fetch:
+        state = report_patches_request(report_id=report_id)
+        missing = selectors.commits_without_patches(report_ids=[report_id])
+        return {**state, "missing": missing.count()}
+    missing = list(
+        selectors.commits_without_patches(report_ids=[report_id]).values_list("pk", flat=True)
+    )
+    state = patches.commits_patches_state(commit_ids=missing) if missing else patches.PatchState()
+    return {**state.as_dict(), "missing": len(missing)}

@@ -9,7 +9,7 @@ from mining import importer, tasks
 from mining.models import BugReport, Commit, ImportJob
 from mining.services import patches
 from mining.services.import_jobs import import_job_create
-from tests.mining import github_data
+from tests.mining import factories, github_data
 
 pytestmark = pytest.mark.django_db
 REPO = "octo/repo"
@@ -199,8 +199,46 @@ def test_the_report_page_and_api_say_patches_are_coming(fake_github, client, ann
     page = client.get(f"/reports/{report.pk}/").content.decode()
     assert "Fetching the patches from GitHub" in page and "report_patches.js" in page
     detail = client.get(f"/api/reports/{report.pk}/").json()
-    assert detail["patches"] == {"pending": True, "error": ""}
+    # The page asked for them; the API, which the page polls, says they are coming.
+    assert detail["patches"] == {"pending": True, "error": "", "missing": 2}
     Commit.objects.update(files_fetched=True)
     page = client.get(f"/reports/{report.pk}/").content.decode()
     assert "Fetching the patches" not in page and "report_patches.js" not in page
     assert client.get(f"/api/reports/{report.pk}/").json()["patches"]["pending"] is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reading_reports_through_the_api_asks_github_nothing_unless_asked(
+    fake_github, api_as, lead
+):
+    world(fake_github)
+    import_job()
+    client = api_as(lead)
+    for number in (1, 2, 3):
+        answer = client.get(f"/api/reports/{report_ids(number)[0]}/").json()
+        assert answer["patches"] == {
+            "missing": 2 if number == 2 else 1,
+            "pending": False,
+            "error": "",
+        }
+        assert all(not link["commit"]["files"] for link in answer["fix_links"] if link["commit"])
+    assert commit_requests(fake_github) == []
+    assert not Commit.objects.filter(files_requested_at__isnull=False).exists()
+
+    # Asked for (no worker: the fetch runs before the answer), the patches are in.
+    answer = client.get(f"/api/reports/{report_ids(2)[0]}/", {"fetch_patches": "true"}).json()
+    assert answer["patches"] == {"missing": 0, "pending": False, "error": ""}
+    assert sorted(commit_requests(fake_github)) == [
+        f"/repos/{REPO}/commits/{SHAS[name]}" for name in "bc"
+    ]
+    assert all(link["commit"]["files"][0]["patch"].startswith("@@") for link in answer["fix_links"])
+
+
+def test_reading_a_report_through_the_api_refuses_an_unknown_or_bad_parameter(api_as, lead):
+    report = factories.BugReportFactory()
+    client = api_as(lead)
+    bad = client.get(f"/api/reports/{report.pk}/", {"fetch_patches": "maybe"})
+    assert bad.status_code == 400 and "fetch_patches" in bad.json()["fields"]
+    misspelt = client.get(f"/api/reports/{report.pk}/", {"fetch_patch": "true"})
+    assert misspelt.status_code == 400
+    assert "did you mean 'fetch_patches'" in str(misspelt.json()["fields"]["fetch_patch"])
