@@ -3,6 +3,7 @@ value of one they take, is a 400 naming it, never a silently unfiltered list."""
 
 import pytest
 
+from mining.models import BugReport
 from tests.labeler.api.calls import client_for
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
 from tests.mining.factories import BugReportFactory
@@ -42,6 +43,35 @@ def test_every_list_takes_its_page_and_format(client, url):
     response = client.get(url, {"page": "1", "format": "json"})
 
     assert response.status_code == 200, response.json()
+
+
+@pytest.mark.parametrize("url", LISTS)
+def test_every_list_takes_a_bounded_page_size_said_in_the_schema(client, url):
+    assert client.get(url, {"page_size": "1000"}).status_code == 200
+    for bad in ("0", "1001", "-3", "ten"):
+        response = client.get(url, {"page_size": bad})
+        assert response.status_code == 400, (bad, response.json())
+        assert response.json()["fields"] == {
+            "page_size": [f"{bad!r} is not a page size: a whole number from 1 to 1000"]
+        }
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    (parameter,) = (
+        p for p in schema["paths"][url]["get"]["parameters"] if p["name"] == "page_size"
+    )
+    assert parameter["schema"] == {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50}
+
+
+def test_a_script_reads_a_long_list_in_pages_of_its_size(client):
+    for number in range(1, 8):
+        BugReportFactory(number=number)
+    seen, url, pages = [], "/api/reports/?page_size=3", 0
+    while url:
+        page = client.get(url).json()
+        seen += [report["number"] for report in page["results"]]
+        url, pages = page["next"], pages + 1
+    everything = sorted(BugReport.objects.values_list("number", flat=True))
+    assert len(everything) == 8  # the seven and the study's
+    assert sorted(seen) == everything and pages == 3
 
 
 def test_an_unknown_parameter_names_the_closest_known_one(client):
