@@ -8,6 +8,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
+from config import account
 from config.auth import AdminLoginForm, LoginForm, ObtainTokenView, TokenViewSet
 from config.errors import api_not_found
 
@@ -43,6 +44,14 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", account.account, name="account"),
+    path("accounts/password/", account.password_change, name="account-password"),
+    path("accounts/token/revoke/", account.token_revoke, name="account-token-revoke"),
+    path(
+        "accounts/sign-out-everywhere/",
+        account.sign_out_everywhere,
+        name="account-sign-out-everywhere",
+    ),
     path("codebooks/", include("taxonomy.urls")),
     path("", include("mining.urls")),
     path("", include("labeler.urls")),
