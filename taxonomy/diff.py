@@ -180,7 +180,7 @@ class CodebookDiff:
         )
 
     def as_dict(self) -> dict:
-        """The diff as plain JSON values, its keys documented in the README."""
+        """The diff as plain JSON values, its keys documented in docs/researcher.md."""
         lineage = None
         if self.lineage is not None:
             lineage = {

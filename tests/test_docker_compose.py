@@ -1,5 +1,5 @@
 """docker-compose.yml runs the whole system: checked statically here (no Docker engine in
-CI); the commands it runs are the ones the README and the other tests exercise."""
+CI); the commands it runs are the ones docs/admin.md and the other tests exercise."""
 
 from pathlib import Path
 

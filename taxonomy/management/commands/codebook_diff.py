@@ -21,7 +21,7 @@ class Command(BaseCommand):
             "--json",
             dest="as_json",
             action="store_true",
-            help="print the diff as JSON (see the README)",
+            help="print the diff as JSON (see docs/researcher.md, Codebooks)",
         )
 
     def handle(self, *args, key, old, new, as_json, **options):
