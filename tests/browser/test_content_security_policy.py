@@ -193,10 +193,10 @@ def test_a_violation_is_seen(strict, sign_in, lead):
     reported."""
     sign_in(lead)
     strict.goto("/")
-    strict.evaluate(
-        "() => { const s = document.createElement('style');"
-        " s.textContent = 'body { color: red }'; document.head.appendChild(s); }"
-    )
-    strict.wait_for_timeout(200)
+    with strict.expect_console_message(lambda message: "Content Security Policy" in message.text):
+        strict.evaluate(
+            "() => { const s = document.createElement('style');"
+            " s.textContent = 'body { color: red }'; document.head.appendChild(s); }"
+        )
 
     assert any("style" in violation for violation in strict.violations)

@@ -4,16 +4,13 @@ highlighted category's definition stays on screen, a choice can be taken back, c
 never moves the focus and Tab never wraps to the first dimension, the history opens with a
 key."""
 
-import io
 import re
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from labeler.models import Assignment
-from taxonomy.models import Category, Codebook
-from tests.labeler.factories import StudyFactory, StudyItemFactory, StudyMemberFactory
+from taxonomy.models import Category
 from tests.mining.factories import BugReportFactory
 from tests.taxonomy.factories import CategoryFactory, CodebookFactory, DimensionFactory
 
@@ -23,20 +20,14 @@ LONG_BODY = "\n\n".join(f"Paragraph {n}: the step time grows after each epoch." 
 
 
 @pytest.fixture
-def dlperf_study(annotator):
+def dlperf_study(make_study):
     """The built-in `dlperf` codebook: four dimensions, the longest with nine options."""
-    call_command("load_codebook", "--builtin", "dlperf", stdout=io.StringIO())
-    codebook = Codebook.objects.get(key="dlperf")
-    study = StudyFactory(slug="dlperf", codebook=codebook, overlap=1)
-    study.dimensions.set(codebook.dimensions.all())
-    for position in range(2):
-        StudyItemFactory(study=study, report=BugReportFactory(body=LONG_BODY), position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    return study
+    reports = [BugReportFactory(body=LONG_BODY) for _ in range(2)]
+    return make_study(reports, builtin="dlperf", slug="dlperf", overlap=1)
 
 
 @pytest.fixture
-def study(annotator):
+def study(make_study):
     """A single-choice required dimension, an optional multi-choice one and an optional
     single-choice one; each has a category with sub-categories that may itself be chosen."""
     codebook = CodebookFactory()
@@ -56,12 +47,12 @@ def study(annotator):
     training = CategoryFactory(dimension=stage, key="training", name="Training", parent=None)
     CategoryFactory(dimension=stage, key="backward", name="Backward", parent=training)
     CategoryFactory(dimension=stage, key="inference", name="Inference", parent=None)
-    study = StudyFactory(slug="ctl", codebook=codebook, overlap=1)
-    study.dimensions.set([cause, effect, stage])
-    for position, title in enumerate(["First report", "Second report", "Third report"]):
-        StudyItemFactory(study=study, report=BugReportFactory(title=title), position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    return study
+    reports = [
+        BugReportFactory(title=title) for title in ["First report", "Second report", "Third report"]
+    ]
+    return make_study(
+        reports, dimensions=[cause, effect, stage], slug="ctl", codebook=codebook, overlap=1
+    )
 
 
 def wait_for_item(page, title=None):
@@ -97,17 +88,10 @@ BUILTIN = ["dl-performance-root-causes", "dl-bug-reporting", "dlperf"]
 
 
 @pytest.fixture
-def builtin_study(annotator, request):
+def builtin_study(make_study, request):
     """A study over a built-in codebook, all its dimensions, two items with a long report."""
-    key = request.param
-    call_command("load_codebook", "--builtin", key, stdout=io.StringIO())
-    codebook = Codebook.objects.get(key=key)
-    study = StudyFactory(slug="builtin", codebook=codebook, overlap=1)
-    study.dimensions.set(codebook.dimensions.all())
-    for position in range(2):
-        StudyItemFactory(study=study, report=BugReportFactory(body=LONG_BODY), position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    return study
+    reports = [BugReportFactory(body=LONG_BODY) for _ in range(2)]
+    return make_study(reports, builtin=request.param, slug="builtin", overlap=1)
 
 
 def choose_the_deepest_first_option(page, dimension):

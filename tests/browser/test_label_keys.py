@@ -4,16 +4,12 @@ follows: "1" then "2" is the 12th option, however quickly or slowly typed, never
 sub-category of the 1st."""
 
 import datetime as dt
-import io
 import re
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from labeler.models import Assignment
-from taxonomy.models import Codebook
-from tests.labeler.factories import StudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,17 +19,11 @@ TITLES = ["First report", "Second report", "Third report"]
 
 
 @pytest.fixture
-def study(annotator):
+def study(make_study):
     """The built-in root-cause codebook: 12 top-level root causes, the first with two
     sub-categories, and an impact dimension with 3 options."""
-    call_command("load_codebook", "--builtin", "dl-performance-root-causes", stdout=io.StringIO())
-    codebook = Codebook.objects.get(key="dl-performance-root-causes")
-    study = StudyFactory(slug="keys", codebook=codebook, overlap=1)
-    study.dimensions.set(codebook.dimensions.all())
-    for position, title in enumerate(TITLES):
-        StudyItemFactory(study=study, report=BugReportFactory(title=title), position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    return study
+    reports = [BugReportFactory(title=title) for title in TITLES]
+    return make_study(reports, builtin="dl-performance-root-causes", slug="keys", overlap=1)
 
 
 def next_item(page, previous: str | None = None) -> str:

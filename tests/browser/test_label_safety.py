@@ -14,7 +14,7 @@ from labeler.services.assignment import assignment_next, assignment_skip
 from taxonomy.models import Category
 from tests.browser.label_page import chips, chosen_paths, wait_for_item
 from tests.browser.test_label_controls import assert_on_screen
-from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,20 +23,16 @@ TITLES = ["Memory grows every epoch", "Data loader threads deadlock"]
 
 
 @pytest.fixture
-def study(annotator):
+def study(make_study):
     # Two annotations an item, so that one annotator's labels stay open to revision (a single
     # complete answer would be final).
-    study = LabellingStudyFactory(slug="perf", name="Performance bugs", overlap=2)
-    for position, title in enumerate(TITLES):
-        StudyItemFactory(study=study, report=BugReportFactory(title=title), position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    return study
-
-
-@pytest.fixture
-def wide(page):
-    page.set_viewport_size({"width": 1400, "height": 900})
-    return page
+    return make_study(
+        [BugReportFactory(title=title) for title in TITLES],
+        factory=LabellingStudyFactory,
+        slug="perf",
+        name="Performance bugs",
+        overlap=2,
+    )
 
 
 def name_of(study, path):

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
-from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.factories import LabellingStudyFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,16 +19,21 @@ LONG = "\n\n".join(
 
 
 @pytest.fixture
-def study(annotator, lead):
+def study(make_study, lead):
     repository = RepositoryFactory(
         owner="tensorflow-lite-demo-organisation", name="tensorflow-lite"
     )
-    study = LabellingStudyFactory(slug="perf", name="Performance bugs of deep-learning frameworks")
-    for position in range(3):
-        report = BugReportFactory(repository=repository, body=LONG, title=f"Report {position}")
-        StudyItemFactory(study=study, report=report, position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    StudyMemberFactory(study=study, user=lead, role="lead")
+    reports = [
+        BugReportFactory(repository=repository, body=LONG, title=f"Report {position}")
+        for position in range(3)
+    ]
+    study = make_study(
+        reports,
+        factory=LabellingStudyFactory,
+        lead=lead,
+        slug="perf",
+        name="Performance bugs of deep-learning frameworks",
+    )
     held = assignment_next(study=study, user=lead)
     assignment_submit(assignment_id=held.pk, user=lead, labels=GOOD_LABELS, note="done")
     return study

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from labeler.models import AnnotationVersion, Code, CodeUse, Study
 from tests.browser.label_page import code_chips, code_offers, wait_for_item
-from tests.labeler.factories import OpenStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.factories import OpenStudyFactory
 from tests.mining.factories import BugReportFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,20 +19,15 @@ TITLES = ["Memory grows every epoch", "Loader threads deadlock", "Slow first ste
 
 
 @pytest.fixture
-def study(annotator, lead, make_user):
-    study = OpenStudyFactory(slug="open", name="Open round", overlap=2)
-    for position, title in enumerate(TITLES):
-        StudyItemFactory(study=study, report=BugReportFactory(title=title), position=position)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    StudyMemberFactory(study=study, user=lead, role="lead")
-    return study
-
-
-@pytest.fixture
-def second(make_user, study):
-    user = make_user(username="ann2")
-    StudyMemberFactory(study=study, user=user, role="annotator")
-    return user
+def study(make_study, lead):
+    return make_study(
+        [BugReportFactory(title=title) for title in TITLES],
+        factory=OpenStudyFactory,
+        lead=lead,
+        slug="open",
+        name="Open round",
+        overlap=2,
+    )
 
 
 @pytest.fixture
@@ -130,8 +125,9 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     page.goto("/studies/open/label/")
     wait_for_item(page, TITLES[0])
     page.keyboard.press("c")
-    type_code(page, "mem")
-    page.wait_for_timeout(400)  # the codes in use had time to come
+    with page.expect_response(lambda response: "q=mem" in response.url) as codes_in_use:
+        type_code(page, "mem")
+    assert codes_in_use.value.json()["results"] == []  # none of the first annotator's
     expect(code_offers(page, "root-cause")).to_have_count(0)
     expect(page.get_by_test_id("code-offers-root-cause")).to_be_hidden()
     type_code(page, "ory bloat")

@@ -4,40 +4,31 @@ value; the label import shows an example built from the study's codebook and one
 per typo; the set-up page names its fields as it labels them and filters the repositories;
 every page leads on to the next one (start labelling, the items, back from the API docs)."""
 
-import io
-
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from labeler.models import Assignment
-from taxonomy.models import Codebook
 from tests.browser.test_label_controls import assert_on_screen
-from tests.labeler.factories import StudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def wide(page):
-    page.set_viewport_size({"width": 1400, "height": 900})
-    return page
-
-
-@pytest.fixture
-def study(annotator, lead):
-    call_command("load_codebook", "--builtin", "dl-performance-root-causes", stdout=io.StringIO())
-    codebook = Codebook.objects.get(key="dl-performance-root-causes")
-    study = StudyFactory(slug="demo", name="Demo study", codebook=codebook, overlap=2)
-    study.dimensions.set(codebook.dimensions.all())
+def study(make_study, lead):
     repository = RepositoryFactory(owner="pytorch", name="pytorch")
-    for number in range(1, 4):
-        report = BugReportFactory(repository=repository, number=number, has_fix=number == 1)
-        StudyItemFactory(study=study, report=report, position=number)
-    StudyMemberFactory(study=study, user=annotator, role="annotator")
-    StudyMemberFactory(study=study, user=lead, role="lead")
-    return study
+    reports = [
+        BugReportFactory(repository=repository, number=number, has_fix=number == 1)
+        for number in range(1, 4)
+    ]
+    return make_study(
+        reports,
+        builtin="dl-performance-root-causes",
+        lead=lead,
+        slug="demo",
+        name="Demo study",
+        overlap=2,
+    )
 
 
 def test_the_reports_filter_speaks_plainly_and_shows_a_bad_value(wide, sign_in, lead, study):
