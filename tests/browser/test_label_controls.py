@@ -286,7 +286,7 @@ def test_tab_after_the_last_dimension_goes_to_the_note_never_back_to_the_first(
     page.keyboard.press("Shift+Tab")
     expect(page.get_by_test_id("dim-cause")).to_have_attribute("aria-current", "true")
 
-    # As the README says: choose, Tab, choose. Tab moves on; choosing never does.
+    # As docs/annotator.md says: choose, Tab, choose. Tab moves on; choosing never does.
     page.keyboard.press("2")  # Threading
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # Effect left empty
