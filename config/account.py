@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.authtoken.models import Token
 
-from config.auth import TOKEN_PREFIX_LENGTH
+from config.auth import token_prefix
 
 
 def account_sessions_end(*, user) -> int:
@@ -38,7 +38,7 @@ def _page(request, *, password_form=None, status=200):
         "account.html",
         {
             "password_form": password_form or PasswordChangeForm(request.user),
-            "token_prefix": token.key[:TOKEN_PREFIX_LENGTH] if token else None,
+            "token_prefix": token_prefix(token) if token else None,
             "token_created": token.created if token else None,
         },
         status=status,

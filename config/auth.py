@@ -27,6 +27,10 @@ from config.errors import api_error, is_api, sentence
 TOKEN_PREFIX_LENGTH = 8
 
 
+def token_prefix(token: Token) -> str:
+    return token.key[:TOKEN_PREFIX_LENGTH]
+
+
 def cool_off_seconds() -> int:
     return int(get_cool_off().total_seconds())
 
@@ -120,7 +124,7 @@ class TokenSerializer(serializers.ModelSerializer):
         fields = ["id", "prefix", "created"]
 
     def get_prefix(self, token: Token) -> str:
-        return token.key[:TOKEN_PREFIX_LENGTH]
+        return token_prefix(token)
 
 
 class TokenViewSet(
