@@ -203,10 +203,10 @@ def measure(args) -> None:
     import numpy as np
     from django.core.management import call_command
 
-    from labeler.agreement import annotator_names, study_ratings
-    from labeler.labels import study_scheme
+    from labeler.agreement.ratings import annotator_names, study_ratings
+    from labeler.agreement.statistics import agreement_from_codes
+    from labeler.common.scheme import study_scheme
     from labeler.models import Study
-    from labeler.statistics.agreement import agreement_from_codes
 
     study = Study.objects.select_related("codebook").get(slug="bench")
     dimensions = study_scheme(study=study).dimensions

@@ -5,7 +5,7 @@
 A study of --items items, 3 annotators, 12 categories (key paths under 4 top categories)
 and 10% of the ratings missing: each annotator gives an item's true category with
 probability 0.7, else any category, and leaves each item unrated with probability 0.1.
-Times labeler.statistics.agreement on it: building the codes from the {item: {username:
+Times labeler.agreement.statistics on it: building the codes from the {item: {username:
 value}} mapping, the point statistics, alpha's bootstrap CI (1,000 draws), and agreement()
 end to end, at the "path" level (12 categories) and the "top" level (4). In the same run,
 the reference library's krippendorff.alpha on the same data (its reliability matrix, NaN
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
 
-from labeler.statistics.agreement import (  # noqa: E402
+from labeler.agreement.statistics import (  # noqa: E402
     agreement,
     agreement_from_codes,
     codes_from_ratings,

@@ -158,9 +158,9 @@ def measure(fake: RemoteFake | FakeGitHub, repo_name: str, api: str) -> Run:
 def draw_study(fake: RemoteFake | FakeGitHub, repo_name: str, size: int) -> None:
     """A study of `size` items drawn from the repository, as a lead would; the patches of
     its items' fix commits are then fetched on demand (in-process: no broker)."""
-    from labeler.frames import FrameQuery
-    from labeler.sampling import SampleMode, SampleSpec
-    from labeler.services.studies import study_create
+    from labeler.studies.frames import FrameQuery
+    from labeler.studies.sampling import SampleMode, SampleSpec
+    from labeler.studies.services import study_create
     from taxonomy.models import Codebook
 
     call_command(

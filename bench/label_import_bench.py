@@ -140,8 +140,8 @@ def server_cpu() -> float | None:
 
 
 def measure(study, data: bytes) -> None:
+    from labeler.imports.label_import import annotation_import
     from labeler.models import Annotation, AnnotationVersion, Assignment, FinalLabel
-    from labeler.services.annotation_import import annotation_import
 
     server = server_cpu()
     start, cpu = time.perf_counter(), time.process_time()

@@ -134,10 +134,10 @@ def build_study(args) -> tuple[list[str], dict]:
     from django.db import connections
     from rest_framework.authtoken.models import Token
 
-    from labeler.frames import FrameQuery
-    from labeler.labels import study_scheme
-    from labeler.sampling import SampleSpec
-    from labeler.services.studies import study_create, study_member_add
+    from labeler.common.scheme import study_scheme
+    from labeler.studies.frames import FrameQuery
+    from labeler.studies.sampling import SampleSpec
+    from labeler.studies.services import study_create, study_member_add
     from mining.models import BugReport, Repository
     from taxonomy.models import Codebook
 

@@ -8,13 +8,14 @@ change through adjudication), and a study's majority policy (setting it through 
 also decides the items it now allows).
 
 The admin is for staff, who may see everything, but whoever labels in a study stays blind
-there too (labeler.permissions.labels_hidden_from): the lists of assignments, labels and
+there too (labeler.common.permissions.labels_hidden_from): the lists of assignments, labels and
 versions leave out the others' work on unadjudicated items of the studies they label in.
 """
 
 from django import forms
 from django.contrib import admin
 
+from labeler.common.permissions import board_hidden_from, labels_hidden_from
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -34,7 +35,6 @@ from labeler.models import (
     StudyMember,
     Theme,
 )
-from labeler.permissions import board_hidden_from, labels_hidden_from
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

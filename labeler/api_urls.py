@@ -3,21 +3,19 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from labeler.api import (
-    adjudication,
-    agreement,
-    board,
-    codebook_migration,
-    coding,
-    export,
-    label_imports,
-)
-from labeler.api.analysis import ReportCompareView
-from labeler.api.annotations import AnnotationViewSet
-from labeler.api.items import StudyItemViewSet
-from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
-from labeler.api.members import StudyMemberViewSet
-from labeler.api.studies import StudyViewSet
+from labeler.adjudication import api as adjudication
+from labeler.agreement import api as agreement
+from labeler.analysis.api import ReportCompareView
+from labeler.coding import api as coding
+from labeler.coding.board import api as board
+from labeler.export import api as export
+from labeler.imports import api as label_imports
+from labeler.items.api import StudyItemViewSet
+from labeler.labelling.annotations_api import AnnotationViewSet
+from labeler.labelling.api import AssignmentViewSet, PingView, StudyLabellingViewSet
+from labeler.members.api import StudyMemberViewSet
+from labeler.revisions import api as codebook_migration
+from labeler.studies.api import StudyViewSet
 
 router = SimpleRouter()
 router.register("studies", StudyViewSet, basename="study")

@@ -9,7 +9,7 @@ class LabelerConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth import get_user_model
 
-        from labeler.roles import sync_role_groups
+        from labeler.common.roles import sync_role_groups
         from labeler.signals import remember_credential_change, revoke_tokens
 
         post_migrate.connect(sync_role_groups, sender=self)

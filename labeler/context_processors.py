@@ -1,4 +1,4 @@
-from labeler.roles import user_roles
+from labeler.common.roles import user_roles
 
 
 def roles(request):

@@ -9,7 +9,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 
-from labeler.services.label_import_jobs import (
+from labeler.imports.label_import_jobs import (
     label_import_job_fail,
     label_import_job_run,
     label_import_job_update,

@@ -3,19 +3,17 @@ agreement, adjudication, analysis) and the comparison of report groups."""
 
 from django.urls import include, path
 
-from labeler.views import (
-    adjudication,
-    agreement,
-    analysis,
-    board,
-    codebook_migration,
-    export,
-    items,
-    labelling,
-    members,
-    studies,
-)
-from labeler.views.home import home
+from labeler.adjudication import views as adjudication
+from labeler.agreement import views as agreement
+from labeler.analysis import views as analysis
+from labeler.coding.board import views as board
+from labeler.export import views as export
+from labeler.items import views as items
+from labeler.labelling import views as labelling
+from labeler.members import views as members
+from labeler.revisions import views as codebook_migration
+from labeler.studies import views as studies
+from labeler.studies.home import home
 
 study_patterns = [
     path("studies/", studies.study_list, name="list"),

@@ -3,7 +3,7 @@ assume an authorised caller (the command line is one).
 
 Reports are for every signed-in user; import jobs (their repositories, errors and quota
 figures) and candidate rules are for those holding `mining.manage_imports`, which
-labeler.roles gives to leads and researchers.
+labeler.common.roles gives to leads and researchers.
 """
 
 from django.core.exceptions import PermissionDenied

@@ -25,7 +25,7 @@ class Codebook(models.Model):
     """A labelling scheme at one version. A study pins a version; a pinned version is frozen.
 
     Whoever made a key's first version owns the key (`owner`): only they may add versions to
-    it, and admins (see labeler.permissions.codebook_key_require_addable)."""
+    it, and admins (see labeler.common.permissions.codebook_key_require_addable)."""
 
     # Taxonomy knows no studies: the app that makes a key names its owner in words of its own.
     ADMINS = ""

@@ -6,7 +6,7 @@ import shutil
 import pytest
 from rest_framework.test import APIClient
 
-from labeler.roles import Role, user_grant_role
+from labeler.common.roles import Role, user_grant_role
 from tests.labeler.factories import TEST_PASSWORD, UserFactory
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -33,8 +33,8 @@ def pure_modules() -> list[str]:
 def test_the_contract_names_the_pure_modules():
     assert {
         "mining.linking",
-        "labeler.sampling",
-        "labeler.codebook_migration",
+        "labeler.studies.sampling",
+        "labeler.revisions.mapping",
         "taxonomy.codebook_file",
         "taxonomy.diff",
     } <= set(pure_modules())

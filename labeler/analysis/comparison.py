@@ -1,7 +1,7 @@
 """Two groups of reports compared on the mining measures, and groups' monthly shares.
 
 `reports_compare` gives, per measure of mining.selectors.REPORT_MEASURES, both groups
-described and the Mann-Whitney U test with Cliff's delta (labeler.statistics.comparison);
+described and the Mann-Whitney U test with Cliff's delta (labeler.analysis.group_statistics);
 `comparison_json` is its public form, the one the API and `compare_reports --json` answer:
 
     {"a": {"query": QUERY, "n": N}, "b": {...},
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from django.db.models import QuerySet
 
+from labeler.analysis.group_statistics import compare_groups, cox_stuart, monthly_series
 from labeler.analysis.groups import ReportGroup
-from labeler.statistics.comparison import compare_groups, cox_stuart, monthly_series
 from mining.models import BugReport
 from mining.selectors import REPORT_MEASURES, report_created_dates, report_measure_values
 

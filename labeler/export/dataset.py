@@ -15,11 +15,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.postgres.aggregates import JSONBAgg
 from django.db.models import F, Func, JSONField, OuterRef, Subquery
 
-from labeler.adjudication import study_pseudonyms
-from labeler.board import theme_paths
-from labeler.coding import study_open_board
+from labeler.adjudication.selectors import study_pseudonyms
+from labeler.coding.board.selectors import theme_paths
+from labeler.coding.selectors import study_open_board
+from labeler.common.scheme import study_scheme
 from labeler.export.records import NAME_SEPARATOR, DimensionInfo, ItemRow
-from labeler.labels import study_scheme
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -64,7 +64,7 @@ class ExportOptions:
     include_annotators: bool = False
     final_only: bool = False
     real_names: bool = False
-    # The exporter labels in the study, so is blind there (labeler.permissions): the export
+    # The exporter labels in the study, so is blind there (labeler.common.permissions): the export
     # holds its final items only (`final_only`), and its datasheet's figures count only those.
     blind: bool = False
 

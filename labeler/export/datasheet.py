@@ -11,11 +11,11 @@ from pathlib import Path
 
 from django.db.models import Count
 
-from labeler.agreement import AgreementNotApplicable, study_agreement
+from labeler.agreement.ratings import AgreementNotApplicable, study_agreement
+from labeler.common.scheme import study_scheme
 from labeler.export.dataset import ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
 from labeler.export.writers import SPREADSHEET_FORMULAS
-from labeler.labels import study_scheme
 from labeler.models import FinalLabel, Study, StudyBatch, StudyItem
 
 PACKAGE = "bug-labeler"

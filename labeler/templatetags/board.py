@@ -2,7 +2,7 @@
 
 from django import template
 
-from labeler.permissions import access_sorts_board
+from labeler.common.permissions import access_sorts_board
 
 register = template.Library()
 

@@ -1,4 +1,4 @@
-// An item side by side for a lead (labeler/views/adjudication.py): every annotator's labels,
+// An item side by side for a lead (labeler/adjudication/views.py): every annotator's labels,
 // note, unsure flag and time; per dimension the answers and who gave them, the disputed ones
 // marked, with the codebook's entries of the categories chosen; the report beside them, in the
 // labelling page's report view. The lead decides by keyboard (see the page's key list) and the

@@ -1,6 +1,6 @@
-// The code board of a study (labeler/views/board.py), for its leads: the codes of one
+// The code board of a study (labeler/coding/board/views.py), for its leads: the codes of one
 // dimension on the left, the categories and sub-categories with the codes under each on the
-// right, the history below. Every change goes to the board API (labeler/api/board.py), which
+// right, the history below. Every change goes to the board API (labeler/coding/board/api.py), which
 // answers the whole board again; the page draws it.
 //
 // Keyboard (listed on the page): arrows move through the codes, Space selects, m merges the

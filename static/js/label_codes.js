@@ -1,7 +1,7 @@
 // Open coding on the labelling page: each dimension's codes (state.codes, dimension key ->
 // [codes as written]) and the box they are written in, with the codes in use offered while
 // typing (the study's codes API: the annotator's own, or everyone's when the study shares
-// them). Everything works from the keyboard (labeler.views.labelling.CODE_SHORTCUTS):
+// them). Everything works from the keyboard (labeler.labelling.views.CODE_SHORTCUTS):
 // Enter adds, Backspace in an empty box removes the last code, the arrows pick a code offered,
 // Tab goes on to the next dimension's box, Esc leaves.
 //

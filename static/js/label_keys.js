@@ -1,4 +1,4 @@
-// The labelling page's keyboard shortcuts (listed in labeler.views.labelling.SHORTCUTS).
+// The labelling page's keyboard shortcuts (listed in labeler.labelling.views.SHORTCUTS).
 // Keys move the page's state (focus, highlight, level) and call the page's actions (`page`).
 // Choosing an option never moves the focus: Tab does, always. In an open-coding study `c`
 // goes into the focused dimension's code box, whose keys are label_codes.js's (`codes`).

@@ -8,8 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from labeler.adjudication.services import item_adjudicate
 from labeler.models import FinalLabel, StudyItem
-from labeler.services.adjudication import item_adjudicate
 from tests.labeler.final_labels import decided_study, items_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

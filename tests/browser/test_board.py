@@ -9,10 +9,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from labeler.adjudication.services import item_adjudicate
+from labeler.common.permissions import codebook_owner_of
+from labeler.common.roles import Role
 from labeler.models import Board, Code, Theme
-from labeler.permissions import codebook_owner_of
-from labeler.roles import Role
-from labeler.services.adjudication import item_adjudicate
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_key_give
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items

@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from labeler.common.roles import Role
+from labeler.imports.label_import_jobs import label_import_job_create
 from labeler.models import StudyItem
-from labeler.roles import Role
-from labeler.services.label_import_jobs import label_import_job_create
 from tests.config.test_production_settings import POLICY
 from tests.labeler.codebook_revisions import revise_v2
 from tests.labeler.factories import (
@@ -149,7 +149,7 @@ def test_the_labelling_page_runs_under_the_policy(strict, sign_in, annotator):
 def test_the_pages_of_an_open_coding_round_run_under_the_policy(
     strict, sign_in, annotator, lead, make_user
 ):
-    from labeler.services.assignment import assignment_next, assignment_submit
+    from labeler.labelling.services import assignment_next, assignment_submit
 
     second_annotator = make_user(Role.ANNOTATOR, username="ann2")
     study = OpenStudyFactory(slug="open", name="Open round", overlap=2)

@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from labeler.labelling.services import assignment_next, assignment_skip
 from labeler.models import AnnotationVersion, Assignment
-from labeler.services.assignment import assignment_next, assignment_skip
 from taxonomy.models import Category
 from tests.browser.label_page import chips, chosen_paths, wait_for_item
 from tests.browser.test_label_controls import assert_on_screen

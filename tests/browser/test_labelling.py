@@ -5,8 +5,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Annotation, AnnotationVersion, Assignment
-from labeler.services.assignment import assignment_next, assignment_submit
 from mining.models import BugReport, FixLink, PullRequest
 from tests.browser.label_page import wait_for_item
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory

@@ -5,7 +5,7 @@ the report and the controls stack, with nothing covering the options."""
 import pytest
 from playwright.sync_api import expect
 
-from labeler.services.assignment import assignment_next, assignment_submit
+from labeler.labelling.services import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory

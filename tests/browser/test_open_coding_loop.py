@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 from sklearn.metrics import cohen_kappa_score
 
+from labeler.common.roles import Role
 from labeler.models import Annotation, Board, CodeUse, Study
-from labeler.roles import Role
 from tests.browser.label_page import chips, chosen_paths, code_chips, code_offers
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from labeler.models import Assignment
-from labeler.services.codebook_migration import study_codebook_migrate
+from labeler.revisions.services import study_codebook_migrate
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

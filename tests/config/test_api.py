@@ -4,7 +4,7 @@ value of one they take, is a 400 naming it, never a silently unfiltered list."""
 import pytest
 
 from mining.models import BugReport
-from tests.labeler.api.calls import client_for
+from tests.labeler.calls import client_for
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
 from tests.mining.factories import BugReportFactory
 

@@ -84,7 +84,7 @@ def test_an_uncaught_error_on_the_api_is_a_500_in_json(monkeypatch, admin_user):
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("labeler.api.labelling.PingView.get", broken)
+    monkeypatch.setattr("labeler.labelling.api.PingView.get", broken)
     client = Client(raise_request_exception=False)
     client.force_login(admin_user)
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from config.api import MAX_JSON_DEPTH, json_nesting_exceeds, json_text_problems
-from labeler.services.assignment import assignment_next
+from labeler.labelling.services import assignment_next
 from tests.labeler.factories import TEST_PASSWORD
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ threading into threading/lock and threading/race; impact (multi-select) merges s
 memory-use into cost. Version 3.0 (of 2.0) renames memory/leak to memory/retention.
 """
 
-from labeler.services.assignment import assignment_next, assignment_submit
+from labeler.labelling.services import assignment_next, assignment_submit
 from taxonomy.codebook_file import CategorySpec, CodebookSpec, DimensionSpec
 from taxonomy.services import codebook_revise
 from tests.labeler.factories import (

@@ -2,9 +2,10 @@
 
 import pytest
 
-from labeler.roles import Role
+from labeler.common.roles import Role
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import decided_study
+from tests.labeler.role_calls import call, items, other_annotator, staff  # noqa: F401 (fixtures)
 
 GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
 

@@ -4,8 +4,8 @@ an annotation."""
 
 import datetime as dt
 
-from labeler.roles import Role
-from labeler.services.assignment import assignment_next, assignment_submit
+from labeler.common.roles import Role
+from labeler.labelling.services import assignment_next, assignment_submit
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 

@@ -5,8 +5,8 @@ from django.apps import apps
 from django.contrib import admin
 from django.utils import timezone
 
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Assignment, Board, BoardEvent, Code, CodeUse, Study, StudyItem, Theme
-from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import (
     LabellingStudyFactory,
@@ -14,7 +14,7 @@ from tests.labeler.factories import (
     StudyMemberFactory,
     UserFactory,
 )
-from tests.labeler.views.submissions import OTHER_LABELS
+from tests.labeler.submissions import OTHER_LABELS
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.api import MAX_ID
-from labeler.services.assignment import assignment_next
-from tests.labeler.api.calls import client_for
+from labeler.labelling.services import assignment_next
+from tests.labeler.calls import client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Annotation, Assignment, StudyItem
-from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import TEST_PASSWORD, StudyMemberFactory
 from tests.mining.factories import BugReportFactory

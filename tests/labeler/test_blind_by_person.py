@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from labeler.roles import Role
-from labeler.services.assignment import assignment_next, assignment_submit
+from labeler.common.roles import Role
+from labeler.labelling.services import assignment_next, assignment_submit
 from tests.labeler.factories import (
     LabellingStudyFactory,
     OpenStudyFactory,

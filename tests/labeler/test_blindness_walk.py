@@ -21,6 +21,8 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 
 from config import urls as config_urls
+from labeler.common.roles import Role
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -39,8 +41,6 @@ from labeler.models import (
     StudyItem,
     Theme,
 )
-from labeler.roles import Role
-from labeler.services.assignment import assignment_next, assignment_submit
 from taxonomy.models import Category, Codebook
 from tests.labeler.board_factories import ThemeFactory
 from tests.labeler.factories import (

@@ -3,7 +3,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import RequestFactory
 from rest_framework.request import Request
 
-from labeler.roles import Role
+from labeler.common.roles import Role
 from mining.permissions import CanManageImports, require_manage_imports, user_can_manage_imports
 
 pytestmark = pytest.mark.django_db

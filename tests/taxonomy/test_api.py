@@ -2,7 +2,7 @@
 
 import pytest
 
-from labeler.roles import Role
+from labeler.common.roles import Role
 from taxonomy.codebook_file import parse_codebook
 from taxonomy.services import codebook_load
 from tests.taxonomy.test_codebook_file import GOOD

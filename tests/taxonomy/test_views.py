@@ -4,7 +4,7 @@ codebook file to download; the diff between two versions and the form that leads
 import pytest
 from django.urls import reverse
 
-from labeler.roles import Role
+from labeler.common.roles import Role
 from taxonomy.codebook_file import codebook_yaml, parse_codebook
 from taxonomy.services import codebook_load, codebook_revise
 from tests.taxonomy.test_codebook_file import GOOD

@@ -5,14 +5,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
 
 from config.commands import READING_COMMAND_CHECKS
-from labeler.agreement import (
+from labeler.agreement.ratings import (
     BOOTSTRAP,
     BY,
     WINDOW_MIN,
     AgreementNotApplicable,
     study_agreement,
 )
-from labeler.labels import dimension_get, study_scheme
+from labeler.common.scheme import dimension_get, study_scheme
 from labeler.models import Study
 
 FIGURES = [

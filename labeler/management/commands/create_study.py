@@ -5,10 +5,10 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from labeler.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.models import Study
-from labeler.sampling import SampleMode, SampleSpec, SampleSpecError, sample_warnings
-from labeler.services.studies import (
+from labeler.studies.frames import STRATA, Candidates, FrameQuery, StateFilter
+from labeler.studies.sampling import SampleMode, SampleSpec, SampleSpecError, sample_warnings
+from labeler.studies.services import (
     HOLD_MINUTES_MAX,
     HOLD_MINUTES_MIN,
     HOLD_MINUTES_RANGE,

@@ -3,10 +3,10 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from labeler.annotation_csv import AnnotationFileError
+from labeler.adjudication.services import final_labels_import
+from labeler.common.label_csv import AnnotationFileError
+from labeler.imports.label_import import annotation_import
 from labeler.models import Study
-from labeler.services.adjudication import final_labels_import
-from labeler.services.annotation_import import annotation_import
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from labeler.services.dataset_import import DatasetImportError, dataset_import
+from labeler.imports.dataset_import import DatasetImportError, dataset_import
 
 
 class Command(BaseCommand):

@@ -12,12 +12,12 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from labeler.frames import FrameQuery
+from labeler.common.roles import Role, user_grant_role
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Study, StudyMember
-from labeler.roles import Role, user_grant_role
-from labeler.sampling import SampleSpec
-from labeler.services.assignment import assignment_next, assignment_submit
-from labeler.services.studies import study_create, study_member_add
+from labeler.studies.frames import FrameQuery
+from labeler.studies.sampling import SampleSpec
+from labeler.studies.services import study_create, study_member_add
 from mining.services.offline_file import reports_import_from_file
 from taxonomy.models import Codebook
 

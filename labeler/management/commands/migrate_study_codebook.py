@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from labeler.models import Study
-from labeler.services.codebook_migration import COUNTS, study_codebook_migrate
+from labeler.revisions.services import COUNTS, study_codebook_migrate
 from taxonomy.models import Codebook
 
 

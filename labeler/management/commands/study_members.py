@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from labeler.models import Study, StudyMember
-from labeler.services.studies import study_member_remove, study_members_add
+from labeler.studies.services import study_member_remove, study_members_add
 
 
 class Command(BaseCommand):

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from labeler.analysis.comparison import comparison_json, reports_compare, reports_trend
+from labeler.analysis.group_statistics import compare_groups, cox_stuart
 from labeler.analysis.groups import report_group, report_groups
-from labeler.statistics.comparison import compare_groups, cox_stuart
 from mining.selectors import REPORT_MEASURES
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 

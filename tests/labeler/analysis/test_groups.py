@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from labeler.analysis.groups import report_group, report_groups
-from labeler.roles import Role
+from labeler.common.roles import Role
 from mining.models import BugReport
 from tests.labeler.final_labels import items_of
 from tests.mining.factories import BugReportFactory

@@ -8,8 +8,8 @@ from labeler.analysis.study import (
     study_crosstab,
     study_label_counts,
 )
-from labeler.labels import study_scheme
-from labeler.selectors import study_final_labels
+from labeler.common.scheme import study_scheme
+from labeler.studies.selectors import study_final_labels
 from mining.selectors import report_repository_names
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ import pytest
 from labeler.export.dataset import ExportOptions
 from labeler.export.markdown import datasheet_markdown
 from labeler.export.pipeline import Export
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Board, Code, Theme
-from labeler.services.assignment import assignment_next, assignment_submit
 from tests.labeler.export.test_pipeline import _cell
 from tests.labeler.factories import OpenStudyFactory, StudyItemFactory, UserFactory
 

@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import Export
 from labeler.export.records import MULTI_SEPARATOR, REPORT_FIELDS
+from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Assignment
-from labeler.services.assignment import assignment_next, assignment_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -373,7 +373,7 @@ def _decided_meanwhile(labelled_study, pieces, then=lambda: None) -> list[str]:
 
     from django.db import connections
 
-    from labeler.services.adjudication import item_adjudicate
+    from labeler.adjudication.services import item_adjudicate
 
     def decide():
         try:

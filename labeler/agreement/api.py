@@ -1,0 +1,103 @@
+"""API of agreement: `GET /api/studies/{slug}/agreement/`, the JSON of `agreement --json`.
+
+Leads and researchers of the study (and staff) see it; annotators do not. Leads see
+annotators by username, researchers by the study's pseudonyms (A1, A2, …): who agrees with
+whom is for those who run the study. An open-coding study has no agreement: 409, with the
+reason as `message` and `"applicable": false`.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import Conflict, RejectUnknownFieldsMixin
+from labeler.agreement.ratings import (
+    BOOTSTRAP,
+    BY,
+    WINDOW_MIN,
+    AgreementNotApplicable,
+    study_agreement,
+)
+from labeler.common.permissions import (
+    access_figures_final_only,
+    access_sees_agreement,
+    access_sees_annotator_names,
+    study_get_for_user,
+)
+from labeler.common.scheme import dimension_get, study_scheme
+
+BOOTSTRAP_MAX = 10_000
+
+
+class AgreementQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    dimension = serializers.CharField(required=False, help_text="Only this dimension.")
+    by = serializers.ChoiceField(
+        choices=BY,
+        required=False,
+        help_text="batch: per batch of items; window: per `window` items in the order they "
+        "were labelled.",
+    )
+    window = serializers.IntegerField(
+        required=False, min_value=WINDOW_MIN, help_text="Items per window (implies by=window)."
+    )
+    bootstrap = serializers.IntegerField(
+        required=False,
+        default=BOOTSTRAP,
+        min_value=0,
+        max_value=BOOTSTRAP_MAX,
+        help_text="Resamples for the confidence intervals (0: none).",
+    )
+
+    def validate(self, data):
+        if "window" in data:
+            if data.setdefault("by", "window") != "window":
+                raise serializers.ValidationError({"window": "only with by=window"})
+        elif data.get("by") == "window":
+            raise serializers.ValidationError({"window": "give the number of items per window"})
+        return data
+
+
+class StudyAgreementView(APIView):
+    """Inter-rater agreement of the study per dimension (and per batch or window of items):
+    percent agreement, Cohen's kappa per pair with its 95 % interval, Fleiss' kappa,
+    Krippendorff's alpha with its 95 % interval, Gwet's AC1, per category, and the reasons
+    leads gave for disagreements per category. A figure that cannot be computed is null, with
+    a note saying why. An open-coding study has none: 409 saying why."""
+
+    @extend_schema(
+        parameters=[AgreementQuerySerializer],
+        responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, slug):
+        study, access = study_get_for_user(user=request.user, slug=slug)
+        if not access_sees_agreement(access):
+            raise PermissionDenied("only the study's leads and researchers see its agreement")
+        query = AgreementQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        try:
+            result = study_agreement(
+                study=study,
+                dimension=dimension_get(scheme=study_scheme(study=study), key=data["dimension"]).key
+                if "dimension" in data
+                else None,
+                by=data.get("by"),
+                window=data.get("window"),
+                bootstrap=data["bootstrap"],
+                pseudonyms=not access_sees_annotator_names(access),
+                final_only=access_figures_final_only(access),
+            )
+        except AgreementNotApplicable as error:
+            raise Conflict(str(error), extra={"applicable": False}) from None
+        return Response(result)
+
+
+urlpatterns = [
+    path("studies/<slug:slug>/agreement/", StudyAgreementView.as_view(), name="study-agreement"),
+]

@@ -1,0 +1,215 @@
+"""A study's agreement page (its leads and researchers, and staff): per dimension and level the
+coefficients with their intervals and bands, the annotator pairs' kappas, the categories with
+the reasons leads gave for their disagreements, a chosen pair's confusion matrix, and the
+agreement per batch or per window of items. Tables come from the same figures as the agreement
+API (labeler.agreement.ratings.study_agreement); charts are drawn from the tables in the browser. An
+open-coding study's page says why it has no agreement, with no table (nor its CSV)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from config.csp import chart_styles
+from labeler.agreement.ratings import WINDOW_MIN, agreement_not_applicable, study_agreement
+from labeler.common.permissions import (
+    access_figures_final_only,
+    access_sees_agreement,
+    access_sees_annotator_names,
+    study_get_for_user,
+)
+from labeler.common.scheme import study_scheme
+from labeler.models import DisagreementReason
+
+# Each coefficient as the table names it, with its interval's key when it has one.
+COEFFICIENTS = (
+    ("percent_agreement", "Percent agreement", None),
+    ("mean_cohen_kappa", "Cohen's kappa (mean over pairs)", None),
+    ("fleiss_kappa", "Fleiss' kappa", None),
+    ("krippendorff_alpha", "Krippendorff's alpha", "alpha_ci95"),
+    ("gwet_ac1", "Gwet's AC1", None),
+)
+TREND = (
+    ("krippendorff_alpha", "Krippendorff's alpha"),
+    ("fleiss_kappa", "Fleiss' kappa"),
+    ("percent_agreement", "Percent agreement"),
+)
+LEVEL_NAMES = {"top": "top-level categories", "path": "full categories"}
+DEFAULT_WINDOW = 20
+# The trend only draws its points: their intervals would cost a bootstrap per window.
+TREND_BOOTSTRAP = 0
+
+
+class AgreementPageForm(forms.Form):
+    by = forms.ChoiceField(
+        choices=[("batch", "per batch"), ("window", "per window of items")],
+        required=False,
+        label="Agreement over time",
+    )
+    window = forms.IntegerField(
+        min_value=WINDOW_MIN,
+        required=False,
+        label="Items per window",
+        help_text="in the order they were labelled",
+        widget=forms.NumberInput(attrs={"placeholder": DEFAULT_WINDOW}),
+    )
+    pair = forms.CharField(required=False, label="Annotator pair")
+
+
+def reason_names() -> list[tuple[str, str, str]]:
+    """(value, short name, what it means) of each reason a lead may give for a disagreement."""
+    return [
+        (value, value.replace("_", " ").capitalize(), label)
+        for value, label in DisagreementReason.choices
+    ]
+
+
+def _pair_key(names) -> str:
+    return " / ".join(names)
+
+
+def _coefficients(entry: dict) -> list[dict]:
+    rows = []
+    for key, name, ci_key in COEFFICIENTS:
+        rows.append(
+            {
+                "key": key,
+                "name": name,
+                "value": entry[key],
+                "ci": entry[ci_key] if ci_key else None,
+                "band": entry["bands"].get(key),
+            }
+        )
+    return rows
+
+
+def _pair_matrix(entry: dict) -> dict:
+    """The annotators and, per pair, Cohen's kappa (None off the pairs measured)."""
+    kappas = {}
+    names: set[str] = set()
+    for pair in entry["cohen_kappa_pairs"]:
+        first, second = pair["annotators"]
+        names |= {first, second}
+        kappas[first, second] = kappas[second, first] = pair
+    ordered = sorted(names)
+    return {
+        "annotators": ordered,
+        "rows": [
+            (name, [(other, kappas.get((name, other))) for other in ordered]) for name in ordered
+        ],
+    }
+
+
+def _confusion(entry: dict, pair: str) -> dict | None:
+    tables = entry["confusion"]
+    for table in tables:
+        if _pair_key(table["annotators"]) == pair:
+            return table
+    return tables[0] if tables else None
+
+
+def _trend_row(label: str, figures: dict) -> dict:
+    return {
+        "label": label,
+        "items": figures["items"],
+        "values": [figures[key] for key, _ in TREND],
+    }
+
+
+def _categories(entry: dict) -> list[dict]:
+    return [
+        {
+            **row,
+            "reasons": [row["reasons"][reason] for reason in DisagreementReason.values],
+            "reasons_total": sum(row["reasons"].values()),
+        }
+        for row in entry["per_category"]
+    ]
+
+
+def _trend_rows(trend: dict, dimension: str, level: str) -> list[dict]:
+    if trend["by"] == "batch":
+        return [
+            _trend_row(f"batch {batch['batch']}", entry)
+            for batch in trend["batches"]
+            for entry in batch["dimensions"]
+            if (entry["dimension"], entry["level"]) == (dimension, level)
+        ]
+    for entry in trend["dimensions"]:
+        if (entry["dimension"], entry["level"]) == (dimension, level):
+            return [
+                _trend_row(f"items {window['first']} to {window['last']}", window)
+                for window in entry["windows"]
+            ]
+    return []
+
+
+@require_GET
+@chart_styles
+def study_agreement_page(request, slug: str):
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    if not access_sees_agreement(access):
+        raise PermissionDenied("only the study's leads and researchers see its agreement")
+    not_applicable = agreement_not_applicable(study=study)
+    if not_applicable is not None:
+        context = {"study": study, "access": access, "not_applicable": not_applicable}
+        return render(request, "labeler/study_agreement.html", context)
+    form = AgreementPageForm(request.GET)
+    form.is_valid()
+    cleaned = {name: value for name, value in getattr(form, "cleaned_data", {}).items() if value}
+    by = cleaned.get("by") or "batch"
+    window = cleaned.get("window") or DEFAULT_WINDOW
+    pseudonyms = not access_sees_annotator_names(access)
+    final_only = access_figures_final_only(access)
+    overall = study_agreement(study=study, pseudonyms=pseudonyms, final_only=final_only)
+    trend = study_agreement(
+        study=study,
+        by=by,
+        window=window if by == "window" else None,
+        bootstrap=TREND_BOOTSTRAP,
+        pseudonyms=pseudonyms,
+        final_only=final_only,
+    )
+    pairs = sorted(
+        {
+            _pair_key(pair["annotators"])
+            for entry in overall["dimensions"]
+            for pair in entry["cohen_kappa_pairs"]
+        }
+    )
+    pair = cleaned.get("pair") if cleaned.get("pair") in pairs else (pairs[0] if pairs else "")
+    names = {d.key: d.name for d in study_scheme(study=study).dimensions}
+    sections = [
+        {
+            "id": f"{entry['dimension']}-{entry['level']}",
+            "dimension": entry["dimension"],
+            "name": names.get(entry["dimension"], entry["dimension"]),
+            "level": LEVEL_NAMES[entry["level"]],
+            "entry": entry,
+            "coefficients": _coefficients(entry),
+            "pairs": _pair_matrix(entry),
+            "categories": _categories(entry),
+            "confusion": _confusion(entry, pair),
+            "trend": _trend_rows(trend, entry["dimension"], entry["level"]),
+        }
+        for entry in overall["dimensions"]
+    ]
+    return render(
+        request,
+        "labeler/study_agreement.html",
+        {
+            "study": study,
+            "access": access,
+            "form": form,
+            "by": by,
+            "window": window,
+            "pairs": pairs,
+            "pair": pair,
+            "sections": sections,
+            "trend_series": TREND,
+            "reasons": reason_names(),
+            "pseudonyms": pseudonyms,
+        },
+    )

@@ -1,0 +1,124 @@
+"""Stored labels as people read them: dimension and category names, in the codebook's
+order, each version of an item's labels named by the codebook version it was labelled
+against (a history says what was true when it was written)."""
+
+from __future__ import annotations
+
+from labeler.common.scheme import Scheme
+from labeler.models import CodebookMigration
+from taxonomy.models import Category, Dimension
+
+
+def _as_text(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "(none)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value) if value not in (None, "") else "(empty)"
+
+
+# A codebook migration took the label off: its category was split (or removed).
+RELABEL_TEXT = "(to label again: its category was split or removed)"
+# A revision's changed codes are under `codes.<dimension key>` (services.assignment).
+CODES = "codes."
+
+
+class LabelNames:
+    """Stored labels (dimension keys, category key paths) as people read them: names, in the
+    codebook's order of dimensions, each category with its path."""
+
+    def __init__(self, scheme) -> None:
+        self.scheme = scheme
+        self.dimensions = {d.key: (position, d) for position, d in enumerate(scheme.dimensions)}
+
+    def _order(self, key: str) -> tuple[int, str]:
+        return (self.dimensions.get(key, (len(self.dimensions),))[0], key)
+
+    def dimension_name(self, key: str) -> str:
+        return self.dimensions[key][1].name if key in self.dimensions else key
+
+    def _category_name(self, key: str, path: str) -> str:
+        """The category's name; its path when the scheme no longer has it."""
+        if key not in self.dimensions:
+            return path
+        category = self.scheme.by_path(self.dimensions[key][1]).get(path)
+        return category.name if category is not None else path
+
+    def _named(self, key: str, paths) -> object:
+        if not isinstance(paths, list) or key.startswith(CODES):
+            return paths  # the note, the unsure flag, or codes as written
+        return [f"{self._category_name(key, path)} ({path})" for path in paths]
+
+    def values(self, key: str, paths: list[str]) -> list[tuple[str, str]]:
+        """[(category name, path)] of a dimension's values."""
+        return [(self._category_name(key, path), path) for path in paths]
+
+    def ordered(self, labels: dict) -> list[tuple[str, list[str]]]:
+        """[(dimension key, its values)] in the codebook's order of dimensions."""
+        return [(key, labels[key]) for key in sorted(labels, key=self._order)]
+
+    def labels(self, labels: dict) -> list[tuple[str, list[tuple[str, str]]]]:
+        """[(dimension name, [(category name, path)])]."""
+        return [
+            (
+                self.dimension_name(key),
+                [(self._category_name(key, path), path) for path in labels[key]],
+            )
+            for key in sorted(labels, key=self._order)
+        ]
+
+    def codes(self, codes: dict) -> list[tuple[str, list[str]]]:
+        """Open coding: [(dimension name, [codes as written])]."""
+        return [(self.dimension_name(key), codes[key]) for key in sorted(codes, key=self._order)]
+
+    def _change_name(self, key: str) -> str:
+        if key.startswith(CODES):
+            return f"{self.dimension_name(key.removeprefix(CODES))}: codes"
+        return self.dimension_name(key)
+
+    def changes(self, changes: dict) -> list[tuple[str, str, str]]:
+        """What a revision changed, as (what, from, to) text."""
+        return [
+            (
+                self._change_name(key),
+                _as_text(self._named(key, changes[key].get("from"))),
+                RELABEL_TEXT
+                if changes[key].get("relabel")
+                else _as_text(self._named(key, changes[key].get("to"))),
+            )
+            for key in sorted(changes, key=self._order)
+        ]
+
+
+def names_as_labelled(*, study, scheme: Scheme, versions) -> dict[int, LabelNames]:
+    """Per version, the names of the codebook version it was labelled against: a migration's
+    version, the one it migrated to; any other, the one the study had when it was made (the
+    version migrated from by the first migration after it, else the study's own). A version
+    a study pinned is frozen, so these are the names as they were."""
+    migrations = list(
+        CodebookMigration.objects.filter(study=study)
+        .order_by("created_at", "pk")
+        .values_list("pk", "created_at", "from_codebook_id", "to_codebook_id")
+    )
+    to_of = {pk: to for pk, _, _, to in migrations}
+
+    def codebook_of(version) -> int:
+        if version.migration_id is not None:
+            return to_of[version.migration_id]
+        later = (old for _, at, old, _ in migrations if at > version.created_at)
+        return next(later, study.codebook_id)
+
+    codebooks = {version.pk: codebook_of(version) for version in versions}
+    keys = [d.key for d in scheme.dimensions]
+    by_codebook = {study.codebook_id: LabelNames(scheme)}
+    for codebook_id in set(codebooks.values()) - set(by_codebook):
+        dimensions = tuple(
+            Dimension.objects.filter(codebook_id=codebook_id, key__in=keys).order_by("position")
+        )
+        categories: dict[int, list[Category]] = {d.pk: [] for d in dimensions}
+        for category in Category.objects.filter(dimension__in=dimensions).order_by("position"):
+            categories[category.dimension_id].append(category)
+        by_codebook[codebook_id] = LabelNames(
+            Scheme(dimensions=dimensions, categories={k: tuple(v) for k, v in categories.items()})
+        )
+    return {pk: by_codebook[codebook_id] for pk, codebook_id in codebooks.items()}

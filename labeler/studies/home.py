@@ -1,0 +1,30 @@
+"""The home page: what is waiting for you to label, the codebooks, your roles and your
+studies."""
+
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from labeler.common.roles import user_roles
+from labeler.models import StudyMember
+from labeler.studies.selectors import study_items_waiting, study_list_for_user
+from taxonomy.selectors import codebook_list
+
+
+@require_GET
+def home(request):
+    labelling = list(
+        study_list_for_user(user=request.user)
+        .filter(members__user=request.user, members__role=StudyMember.Role.ANNOTATOR)
+        .order_by("name")
+    )
+    waiting = study_items_waiting(user=request.user, studies=labelling)
+    return render(
+        request,
+        "home.html",
+        {
+            "codebooks": codebook_list(),
+            "roles": sorted(r.value for r in user_roles(request.user)),
+            "studies": study_list_for_user(user=request.user)[:10],
+            "labelling": [(study, waiting.get(study.pk, 0)) for study in labelling],
+        },
+    )
