@@ -8,6 +8,7 @@ from labeler.agreement import views as agreement
 from labeler.analysis import views as analysis
 from labeler.coding.board import views as board
 from labeler.export import views as export
+from labeler.imports import views as imports
 from labeler.items import views as items
 from labeler.labelling import views as labelling
 from labeler.members import views as members
@@ -21,8 +22,8 @@ study_patterns = [
     path("studies/<slug:slug>/", studies.study_detail, name="detail"),
     path("studies/<slug:slug>/batches/", studies.study_batch_add, name="batch-add"),
     path("studies/<slug:slug>/members/", members.study_members, name="members"),
-    path("studies/<slug:slug>/import/", studies.study_import, name="import"),
-    path("studies/<slug:slug>/import/<int:job_id>/", studies.study_import_job, name="import-job"),
+    path("studies/<slug:slug>/import/", imports.study_import, name="import"),
+    path("studies/<slug:slug>/import/<int:job_id>/", imports.study_import_job, name="import-job"),
     path("studies/<slug:slug>/export/", export.study_export, name="export"),
     path("studies/<slug:slug>/label/", labelling.study_label, name="label"),
     path("studies/<slug:slug>/items/", items.study_items, name="items"),

@@ -27,7 +27,6 @@ from labeler.adjudication.selectors import (
     item_decisions_visible,
     item_side_by_side,
     queue_items,
-    report_ref,
     study_disagreements,
 )
 from labeler.adjudication.services import (
@@ -36,6 +35,8 @@ from labeler.adjudication.services import (
     open_round_refused,
     study_majority_set,
 )
+from labeler.common.api import NamesQuerySerializer
+from labeler.common.names import report_ref
 from labeler.common.permissions import (
     access_adjudicates,
     access_sees_annotator_names,
@@ -141,14 +142,6 @@ class StudyDisagreementsView(generics.GenericAPIView):
             {**vars(entry), "disputed": entry.disputed, **shown[entry.item_id]} for entry in page
         ]
         return self.get_paginated_response(QueueEntrySerializer(rows, many=True).data)
-
-
-class NamesQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    names = serializers.ChoiceField(
-        choices=["pseudonyms", "real"],
-        default="pseudonyms",
-        help_text="real: annotators' usernames (leads only); default: pseudonyms A1, A2, …",
-    )
 
 
 def _real_names(request, access) -> bool:

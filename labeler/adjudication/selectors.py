@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import Exists, F, Min, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 
 from config.sql import int_array
 from labeler.adjudication.consensus import (
@@ -22,7 +23,8 @@ from labeler.adjudication.consensus import (
     automatic_method,
     consensus,
 )
-from labeler.common.permissions import StudyAccess, access_sees_annotator_names
+from labeler.common.names import annotator_names, report_ref
+from labeler.common.permissions import StudyAccess
 from labeler.common.scheme import Scheme
 from labeler.models import (
     Annotation,
@@ -100,34 +102,6 @@ def _answers(where: str, params) -> dict[int, ItemAnswers]:
 def items_answers(*, item_ids) -> dict[int, ItemAnswers]:
     """ItemAnswers of the given items, by item id, in one query."""
     return _answers("item.id = ANY(%s::bigint[])", [int_array(item_ids)])
-
-
-def study_pseudonyms(*, study: Study) -> dict[int, str]:
-    """A1, A2, … by user id, in the order of each annotator's first submission in the study."""
-    firsts = (
-        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
-        .values("annotator")
-        .annotate(first=Min("submitted_at"))
-        .order_by("first", "annotator")
-        .values_list("annotator", flat=True)
-    )
-    return {user_id: f"A{number}" for number, user_id in enumerate(firsts, start=1)}
-
-
-def annotator_namer(*, study: Study, user, access: StudyAccess):
-    """How `user` reads who labelled in the study: usernames for its leads (and staff), their
-    own name for themselves, and the study's pseudonyms (A1, A2, …) for everyone else, as the
-    export names them. A function of the annotator (a user)."""
-    if access_sees_annotator_names(access):
-        return lambda annotator: annotator.get_username()
-    pseudonyms = study_pseudonyms(study=study)
-
-    def name(annotator) -> str:
-        if annotator.pk == user.pk:
-            return annotator.get_username()
-        return pseudonyms.get(annotator.pk, "another annotator")
-
-    return name
 
 
 @dataclass(frozen=True)
@@ -262,10 +236,6 @@ def queue_items(*, item_ids) -> dict[int, dict]:
     }
 
 
-def report_ref(report) -> str:
-    return f"{report.repository.full_name}#{report.number}"
-
-
 def _category_json(category: Category) -> dict:
     return {
         "path": category.path,
@@ -294,7 +264,7 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
     the final label if any, and the codebook entries of the categories chosen on it; the item's
     decision history. Annotators by pseudonym unless `real_names`."""
     study = item.study
-    names = _names(study=study, real_names=real_names)
+    names = annotator_names(study=study, real_names=real_names)
     submitted = list(
         item.assignments.filter(status=Assignment.Status.SUBMITTED)
         .select_related("annotator")
@@ -377,16 +347,6 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
         "dimensions": dimensions,
         "history": final_history(item=item, scheme=scheme),
     }
-
-
-def _names(*, study: Study, real_names: bool) -> dict[int, str]:
-    if not real_names:
-        return study_pseudonyms(study=study)
-    return dict(
-        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED).values_list(
-            "annotator_id", "annotator__username"
-        )
-    )
 
 
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:
@@ -477,3 +437,25 @@ def final_labels_visible(*, study: Study, user, access: StudyAccess) -> QuerySet
         item=OuterRef("item"), annotator=user, status=Assignment.Status.SUBMITTED
     )
     return labels.filter(Exists(mine))
+
+
+class FinalLabelRow(NamedTuple):
+    item_id: int
+    report_id: int
+    dimension: str
+    values: tuple[str, ...]
+
+
+def study_final_labels(*, study: Study) -> list[FinalLabelRow]:
+    """The study's final labels: (item id, report id, dimension key, category key paths) per
+    item and dimension that has one, by item and dimension position. Only items that are
+    final now count (a reopened item is not, until it is decided again)."""
+    rows = (
+        FinalLabel.objects.filter(item__study=study, item__adjudicated_at__isnull=False)
+        .order_by("item__position", "item_id", "dimension__position")
+        .values_list("item_id", "item__report_id", "dimension__key", "values")
+    )
+    return [
+        FinalLabelRow(item_id, report_id, dimension, tuple(sorted(values)))
+        for item_id, report_id, dimension, values in rows
+    ]

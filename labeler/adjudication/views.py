@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from labeler.adjudication.selectors import QUEUE_ORDERINGS, queue_items, study_disagreements
 from labeler.adjudication.services import study_majority_set
-from labeler.agreement.views import reason_names
+from labeler.common.names import reason_names
 from labeler.common.permissions import access_adjudicates, study_get_for_user
 from labeler.common.scheme import study_scheme
 from labeler.common.views import require_lead

@@ -35,11 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from django.contrib.auth import get_user_model
 from django.db import connection
 
-from labeler.adjudication.selectors import study_pseudonyms
 from labeler.agreement.statistics import agreement_from_codes, agreement_windows, top_level
+from labeler.common.names import annotator_names
 from labeler.common.scheme import Scheme, study_scheme
 from labeler.models import DisagreementReason, FinalLabel, FinalMethod, Study
 from taxonomy.models import Dimension
@@ -215,14 +214,6 @@ def _value(text: str | None, multiple: bool) -> Value:
     return NO_CATEGORY if text is None else text
 
 
-def annotator_names(*, study: Study, pseudonyms: bool) -> dict[int, str]:
-    """User id -> the name agreement shows: the username, or the study's pseudonym."""
-    if pseudonyms:
-        return study_pseudonyms(study=study)
-    ids = study.assignments.filter(status="submitted").values("annotator")
-    return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
-
-
 def item_batches(*, study: Study) -> dict[int, int]:
     return dict(study.items.values_list("pk", "batch"))
 
@@ -319,7 +310,7 @@ def study_agreement(
         raise AgreementNotApplicable(reason)
     scheme = study_scheme(study=study)
     dimensions = [scheme.dimension(dimension)] if dimension else list(scheme.dimensions)
-    names = annotator_names(study=study, pseudonyms=pseudonyms)
+    names = annotator_names(study=study, real_names=not pseudonyms)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
     if final_only:
         final = np.array(

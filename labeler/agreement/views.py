@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 from config.csp import chart_styles
 from labeler.agreement.ratings import WINDOW_MIN, agreement_not_applicable, study_agreement
+from labeler.common.names import reason_names
 from labeler.common.permissions import (
     access_figures_final_only,
     access_sees_agreement,
@@ -56,14 +57,6 @@ class AgreementPageForm(forms.Form):
         widget=forms.NumberInput(attrs={"placeholder": DEFAULT_WINDOW}),
     )
     pair = forms.CharField(required=False, label="Annotator pair")
-
-
-def reason_names() -> list[tuple[str, str, str]]:
-    """(value, short name, what it means) of each reason a lead may give for a disagreement."""
-    return [
-        (value, value.replace("_", " ").capitalize(), label)
-        for value, label in DisagreementReason.choices
-    ]
 
 
 def _pair_key(names) -> str:

@@ -18,11 +18,11 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404, QueryDict
 
+from labeler.adjudication.selectors import FinalLabelRow, study_final_labels
 from labeler.analysis.tabulation import covers
 from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import Scheme, closest, study_scheme
 from labeler.models import Study
-from labeler.studies.selectors import FinalLabelRow, study_final_labels
 from mining.models import BugReport
 from mining.selectors import reports_filtered, reports_imported
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labeler.adjudication.selectors import FinalLabelRow
 from labeler.analysis.tabulation import category_counts, crosstab, top_level
 from labeler.common.scheme import Scheme
-from labeler.studies.selectors import FinalLabelRow
 from taxonomy.models import Category, Dimension
 
 REPOSITORY = "repository"

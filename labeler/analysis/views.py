@@ -14,14 +14,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from config.csp import chart_styles
+from labeler.adjudication.selectors import study_final_labels
 from labeler.analysis.comparison import reports_compare, reports_trend
+from labeler.analysis.forms import StudyAnalysisForm
 from labeler.analysis.groups import report_group, report_groups
 from labeler.analysis.study import LEVELS, study_crosstab, study_label_counts
 from labeler.common.permissions import access_sorts_board, study_get_for_user
 from labeler.common.scheme import study_scheme
 from labeler.models import Study
-from labeler.studies.forms import StudyAnalysisForm
-from labeler.studies.selectors import study_final_labels
 from mining.filters import ReportFilter
 from mining.selectors import report_repository_names
 

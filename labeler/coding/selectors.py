@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, F, OuterRef, Subquery
 
-from labeler.agreement.ratings import annotator_names
 from labeler.coding.saturation import Coding, Saturation, saturation
+from labeler.common.names import annotator_names
 from labeler.common.scheme import code_normalise
 from labeler.models import AnnotationVersion, Assignment, Board, Code, CodeUse, Study
 from taxonomy.models import Dimension
@@ -144,7 +144,7 @@ def study_saturation(
     submission in the order of its first submission, with the codes as the board resolves
     them now: after renames and merges (a merged code counts as the code it went into).
     Annotators by username, or by the study's pseudonyms. Four queries."""
-    names = annotator_names(study=study, pseudonyms=pseudonyms)
+    names = annotator_names(study=study, real_names=not pseudonyms)
     uses = CodeUse.objects.filter(item__study=study, code__board__kind=Board.Kind.OPEN)
     if dimension is not None:
         uses = uses.filter(code__dimension=dimension)

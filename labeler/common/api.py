@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mining.models import BugReport
+from rest_framework import serializers
+
+from config.api import RejectUnknownFieldsMixin
 
 NOT_YOURS = "only the study's leads may do this"
 
@@ -18,5 +20,9 @@ class SchemaSafeMixin:
         return self.visible(self.request.user)
 
 
-def report_ref(report: BugReport) -> str:
-    return f"{report.repository.full_name}#{report.number}"
+class NamesQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    names = serializers.ChoiceField(
+        choices=["pseudonyms", "real"],
+        default="pseudonyms",
+        help_text="real: annotators' usernames (leads only); default: pseudonyms A1, A2, …",
+    )

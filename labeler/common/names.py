@@ -1,12 +1,73 @@
-"""Stored labels as people read them: dimension and category names, in the codebook's
-order, each version of an item's labels named by the codebook version it was labelled
-against (a history says what was true when it was written)."""
+"""Names as people read them, one way each.
+
+Annotators: the study's pseudonyms (A1, A2, … in the order of first submission) or their
+usernames (`annotator_names`), and how one reader sees them (`annotator_namer`). Reports:
+`owner/name#number` (`report_ref`). Stored labels: dimension and category names, in the
+codebook's order, each version of an item's labels named by the codebook version it was
+labelled against (a history says what was true when it was written)."""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
+from django.db.models import Min
+
+from labeler.common.permissions import StudyAccess, access_sees_annotator_names
 from labeler.common.scheme import Scheme
-from labeler.models import CodebookMigration
+from labeler.models import Assignment, CodebookMigration, DisagreementReason, Study
 from taxonomy.models import Category, Dimension
+
+
+def study_pseudonyms(*, study: Study) -> dict[int, str]:
+    """A1, A2, … by user id, in the order of each annotator's first submission in the study."""
+    firsts = (
+        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
+        .values("annotator")
+        .annotate(first=Min("submitted_at"))
+        .order_by("first", "annotator")
+        .values_list("annotator", flat=True)
+    )
+    return {user_id: f"A{number}" for number, user_id in enumerate(firsts, start=1)}
+
+
+def annotator_names(*, study: Study, real_names: bool, user_ids=()) -> dict[int, str]:
+    """User id -> name of everyone who submitted in the study (and of `user_ids`, who may not
+    have yet): the study's pseudonym, or the username when real names are asked for; in the
+    order of first submission."""
+    pseudonyms = study_pseudonyms(study=study)
+    if not real_names:
+        return pseudonyms
+    wanted = [*pseudonyms, *(pk for pk in user_ids if pk not in pseudonyms)]
+    usernames = dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
+    return {pk: usernames[pk] for pk in wanted if pk in usernames}
+
+
+def annotator_namer(*, study: Study, user, access: StudyAccess):
+    """How `user` reads who labelled in the study: usernames for its leads (and staff), their
+    own name for themselves, and the study's pseudonyms (A1, A2, …) for everyone else, as the
+    export names them. A function of the annotator (a user)."""
+    if access_sees_annotator_names(access):
+        return lambda annotator: annotator.get_username()
+    pseudonyms = study_pseudonyms(study=study)
+
+    def name(annotator) -> str:
+        if annotator.pk == user.pk:
+            return annotator.get_username()
+        return pseudonyms.get(annotator.pk, "another annotator")
+
+    return name
+
+
+def report_ref(report) -> str:
+    """A report as people cite it: owner/name#number."""
+    return f"{report.repository.full_name}#{report.number}"
+
+
+def reason_names() -> list[tuple[str, str, str]]:
+    """(value, short name, what it means) of each reason a lead may give for a disagreement."""
+    return [
+        (value, value.replace("_", " ").capitalize(), label)
+        for value, label in DisagreementReason.choices
+    ]
 
 
 def _as_text(value) -> str:

@@ -11,10 +11,14 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 
-from labeler.models import Study, StudyMember
+from labeler.models import (
+    Assignment,
+    Study,
+    StudyMember,
+)
 from taxonomy.models import Codebook
 from taxonomy.selectors import codebook_key_owner
 
@@ -264,3 +268,32 @@ def codebook_key_require_addable(*, key: str, user) -> None:
     refusal = codebook_key_refusal(key=key, user=user)
     if refusal is not None:
         raise PermissionDenied(refusal)
+
+
+def studies_led_by(user):
+    return StudyMember.objects.filter(user=user, role=StudyMember.Role.LEAD).values("study")
+
+
+def studies_labelled_in(user):
+    return StudyMember.objects.filter(user=user, role=StudyMember.Role.ANNOTATOR).values("study")
+
+
+def studies_overseen_by(user):
+    """Studies the user leads without labelling in them: whoever labels stays blind."""
+    return studies_led_by(user).exclude(study__in=studies_labelled_in(user))
+
+
+def studies_read_whole_by(user):
+    """Studies whose final items the user reads whole: those they lead or research in."""
+    return StudyMember.objects.filter(
+        user=user, role__in=[StudyMember.Role.LEAD, StudyMember.Role.RESEARCHER]
+    ).values("study")
+
+
+def labelled_by(user, item: str = "item"):
+    """Whether the user submitted labels for the rows' item (`item`: the path to it)."""
+    return Exists(
+        Assignment.objects.filter(
+            item=OuterRef(item), annotator=user, status=Assignment.Status.SUBMITTED
+        )
+    )

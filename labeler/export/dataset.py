@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.contrib.postgres.aggregates import JSONBAgg
 from django.db.models import F, Func, JSONField, OuterRef, Subquery
 
-from labeler.adjudication.selectors import study_pseudonyms
 from labeler.coding.board.selectors import theme_paths
 from labeler.coding.selectors import study_open_board
 from labeler.common.scheme import study_scheme
@@ -83,18 +81,6 @@ def study_dimensions(*, study: Study) -> list[DimensionInfo]:
             )
         found.append(DimensionInfo(id=dimension.pk, key=dimension.key, names=names))
     return found
-
-
-def annotator_names(*, study: Study, real_names: bool) -> dict[int, str]:
-    """User id -> the annotator's name in the export: the study's pseudonym (A1, A2, …), or
-    the username when a lead asked for real names; in the order of first submission."""
-    pseudonyms = study_pseudonyms(study=study)
-    if not real_names:
-        return pseudonyms
-    usernames = dict(
-        get_user_model().objects.filter(pk__in=pseudonyms).values_list("pk", "username")
-    )
-    return {user_id: usernames[user_id] for user_id in pseudonyms}
 
 
 def study_code_categories(*, study: Study) -> dict[int, str]:

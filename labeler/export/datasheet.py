@@ -13,9 +13,9 @@ from django.db.models import Count
 
 from labeler.agreement.ratings import AgreementNotApplicable, study_agreement
 from labeler.common.scheme import study_scheme
+from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.export.dataset import ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
-from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.models import FinalLabel, Study, StudyBatch, StudyItem
 
 PACKAGE = "bug-labeler"

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from labeler.export import writers
+from labeler.common import writers
+from labeler.common.names import annotator_names
 from labeler.export.csv_rows import study_csv_lines
 from labeler.export.dataset import (
     CHUNK,
     ExportOptions,
-    annotator_names,
     study_code_categories,
     study_dimensions,
     study_item_rows,

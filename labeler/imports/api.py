@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 
 from config.api import MAX_ID
 from labeler.common.permissions import study_get_for_user
+from labeler.imports.selectors import label_import_job_get
 from labeler.models import LabelImportJob
-from labeler.studies.selectors import label_import_job_get
 
 LEADS_ONLY = "only the study's leads see its label imports"
 

@@ -1,5 +1,5 @@
 """Writes of background label imports: a job created with its file, then run by the task
-(labeler.tasks.label_import_run) through annotation_import, all rows or none.
+(labeler.imports.tasks.label_import_run) through annotation_import, all rows or none.
 
 Locks: running claims the job with one UPDATE on its row (queued or running: a worker killed
 mid-run leaves it running, and nothing written); the job is marked done in the transaction

@@ -11,14 +11,13 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from config.api import IdLookupMixin
-from labeler.adjudication.selectors import annotator_namer
-from labeler.common.api import SchemaSafeMixin, report_ref
+from labeler.common.api import SchemaSafeMixin
 from labeler.common.filters import StudyItemFilter
-from labeler.common.names import names_as_labelled
+from labeler.common.names import annotator_namer, names_as_labelled, report_ref
 from labeler.common.permissions import study_access
 from labeler.common.scheme import study_scheme
+from labeler.items.selectors import item_history, study_item_list_member, study_item_list_visible
 from labeler.models import AnnotationVersion, LabelImport, StudyItem
-from labeler.studies.selectors import item_history, study_item_list_member, study_item_list_visible
 from labeler.studies.services import study_item_priority_set
 
 

@@ -11,18 +11,18 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from labeler.adjudication.selectors import annotator_namer, item_decisions, item_decisions_visible
-from labeler.common.names import LabelNames, names_as_labelled
+from labeler.adjudication.selectors import item_decisions, item_decisions_visible
+from labeler.common.names import LabelNames, annotator_namer, names_as_labelled
 from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import study_scheme
 from labeler.common.views import require_lead
-from labeler.models import StudyItem
-from labeler.studies.selectors import (
+from labeler.items.selectors import (
     ITEM_STATES,
     item_history,
     study_item_state_counts,
     study_items_overview,
 )
+from labeler.models import StudyItem
 from mining.selectors import report_for_reading
 from mining.serializers import ReportDetailSerializer
 from mining.tasks import report_patches_request

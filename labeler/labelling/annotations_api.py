@@ -5,12 +5,12 @@ from __future__ import annotations
 from rest_framework import serializers, viewsets
 
 from config.api import IdLookupMixin
-from labeler.adjudication.selectors import annotator_namer
-from labeler.common.api import SchemaSafeMixin, report_ref
+from labeler.common.api import SchemaSafeMixin
 from labeler.common.filters import AnnotationFilter
+from labeler.common.names import annotator_namer, report_ref
 from labeler.common.permissions import study_access
+from labeler.labelling.selectors import annotation_list_visible
 from labeler.models import Annotation, Study
-from labeler.studies.selectors import annotation_list_visible
 
 
 class AnnotationSerializer(serializers.ModelSerializer):
@@ -36,7 +36,7 @@ class AnnotationSerializer(serializers.ModelSerializer):
 
 class AnnotatorNames:
     """Annotators named as the requesting user reads them, study by study
-    (labeler.adjudication.selectors.annotator_namer), each study's names looked up once."""
+    (labeler.common.names.annotator_namer), each study's names looked up once."""
 
     def __init__(self, user):
         self.user = user

@@ -23,8 +23,9 @@ from rest_framework.views import APIView
 
 from config.api import Conflict, IdLookupMixin, query_params_refuse_unknown
 from labeler.coding.selectors import assignment_codes
-from labeler.common.api import SchemaSafeMixin, report_ref
+from labeler.common.api import SchemaSafeMixin
 from labeler.common.filters import AssignmentFilter
+from labeler.common.names import report_ref
 from labeler.common.permissions import assignment_require_own, study_get_for_user
 from labeler.common.scheme import (
     CODE_MAX,
@@ -34,6 +35,12 @@ from labeler.common.scheme import (
     Scheme,
     study_scheme_by_id,
 )
+from labeler.labelling.selectors import (
+    assignment_labels,
+    assignment_list_visible,
+    assignment_previous,
+    study_come_back,
+)
 from labeler.labelling.services import (
     VersionConflict,
     assignment_next,
@@ -41,12 +48,6 @@ from labeler.labelling.services import (
     assignment_submit,
 )
 from labeler.models import Annotation, Assignment, SkipReason, Study
-from labeler.studies.selectors import (
-    assignment_labels,
-    assignment_list_visible,
-    assignment_previous,
-    study_come_back,
-)
 from mining.models import BugReport, Comment
 from mining.selectors import report_for_labelling
 from taxonomy.models import Category, Dimension

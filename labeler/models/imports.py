@@ -31,7 +31,7 @@ class LabelImport(models.Model):
 
 class LabelImportJob(models.Model):
     """A labels file too large to import within the request, imported by a Celery task
-    (labeler.tasks.label_import_run): all its rows or none, with its progress.
+    (labeler.imports.tasks.label_import_run): all its rows or none, with its progress.
 
     The file's bytes are kept in the row (`data`) until the job finishes: the worker may run
     on another machine than the web server, and an upload is capped (LABEL_IMPORT_MAX_ROWS,

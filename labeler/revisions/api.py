@@ -24,8 +24,8 @@ from rest_framework.views import APIView
 
 from labeler.common.permissions import study_get_for_user
 from labeler.models import CodebookMigration
+from labeler.revisions.selectors import MigrationPlan, study_codebook_migration_plan
 from labeler.revisions.services import study_codebook_migrate
-from labeler.studies.selectors import MigrationPlan, study_codebook_migration_plan
 from taxonomy.models import Codebook
 
 

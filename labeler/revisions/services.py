@@ -1,6 +1,6 @@
 """Move a study, and its labels, to a revised version of its codebook.
 
-The plan (labeler.studies.selectors.study_codebook_migration_plan, on labeler.revisions.mapping)
+The plan (labeler.revisions.selectors.study_codebook_migration_plan, on labeler.revisions.mapping)
 says what becomes of every current label. Carried labels are rewritten into the new
 version's categories; a label on a split (or removed) category is taken off the assignment,
 which is flagged (`Assignment.relabel`, the old value kept as context) and goes back into
@@ -33,7 +33,7 @@ from labeler.models import (
     Study,
     StudyItem,
 )
-from labeler.studies.selectors import MigrationPlan, study_codebook_migration_plan
+from labeler.revisions.selectors import MigrationPlan, study_codebook_migration_plan
 from taxonomy.models import Category, Codebook
 from taxonomy.services import codebook_freeze
 

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods
 
 from labeler.common.permissions import study_get_for_user
 from labeler.common.views import require_lead
+from labeler.revisions.selectors import study_codebook_migration_plan
 from labeler.revisions.services import COUNTS, study_codebook_migrate
-from labeler.studies.selectors import study_codebook_migration_plan
 from taxonomy.models import Codebook
 
 

@@ -7,16 +7,13 @@ import datetime as dt
 import hashlib
 import json
 import re
-from urllib.parse import urlencode
 
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.forms.utils import pretty_name
 
-from labeler.analysis.study import LEVELS, REPOSITORY, axis_choices, final_label_choices
 from labeler.coding.services import open_dimensions_parse
-from labeler.common.scheme import Scheme
 from labeler.models import Study, StudyMember
 from labeler.studies.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.studies.sampling import (
@@ -49,6 +46,8 @@ SERVICE_ERROR_FIELDS = {
     "username": "usernames",
     "hold_timeout": "hold_minutes",
 }
+
+
 HAS_FIX_CHOICES = [("", "either"), ("yes", "with a linked fix"), ("no", "without a fix")]
 
 
@@ -430,88 +429,3 @@ class MemberAddForm(forms.Form):
                 "digits and @ . + - _)"
             )
         return names
-
-
-class LabelsImportForm(forms.Form):
-    MAX_BYTES = 20 * 1024 * 1024
-
-    file = forms.FileField(
-        label="CSV file",
-        help_text="A header row, then item,annotator,dimension,value[,note] per row; item is "
-        "owner/name#number, value a category key path (several joined with ;).",
-    )
-    create_missing_reports = forms.BooleanField(
-        label="Create placeholders for reports not imported yet",
-        required=False,
-        help_text="The next GitHub import of their repository fills them in.",
-    )
-
-    def clean_file(self):
-        upload = self.cleaned_data["file"]
-        if upload.size > self.MAX_BYTES:
-            raise ValidationError(
-                f"{upload.name} has {upload.size // 1024 // 1024} MB; at most 20 MB at a time"
-            )
-        return upload
-
-
-class StudyAnalysisForm(forms.Form):
-    """What a study's analysis page crosses, compares and follows over time."""
-
-    GROUP_QUERY_HELP = "More filters in the query string syntax of /api/reports/, e.g. has_fix=true"
-
-    rows = forms.ChoiceField(label="Rows")
-    columns = forms.ChoiceField(label="Columns")
-    level = forms.ChoiceField(label="Count", choices=LEVELS.items())
-    a_final = forms.ChoiceField(label="Final label", required=False)
-    a_not = forms.BooleanField(label="All but this label", required=False)
-    a_query = forms.CharField(label="Other filters", required=False, help_text=GROUP_QUERY_HELP)
-    b_final = forms.ChoiceField(label="Final label", required=False)
-    b_not = forms.BooleanField(label="All but this label", required=False)
-    b_query = forms.CharField(label="Other filters", required=False, help_text=GROUP_QUERY_HELP)
-    trend = forms.ChoiceField(label="Final label")
-
-    def __init__(self, data, *, scheme: Scheme):
-        super().__init__(data)
-        axes = axis_choices(scheme)
-        finals = final_label_choices(scheme)
-        self.fields["rows"].choices = axes
-        self.fields["columns"].choices = axes
-        for name in ("a_final", "b_final"):
-            self.fields[name].choices = [("", "every item of the study"), *finals]
-        self.fields["trend"].choices = finals
-
-    @staticmethod
-    def defaults(scheme: Scheme) -> dict:
-        """The first dimension by the second (or by repository), and its first category
-        against all the others."""
-        keys = [dimension.key for dimension in scheme.dimensions]
-        first = next(iter(final_label_choices(scheme)), ("", ""))[0]
-        return {
-            "rows": keys[0] if keys else REPOSITORY,
-            "columns": keys[1] if len(keys) > 1 else REPOSITORY,
-            "level": "category",
-            "a_final": first,
-            "b_final": first,
-            "b_not": True,
-            "trend": first,
-        }
-
-    def group_query(self, name: str, *, study_slug: str) -> str:
-        """Group `name`'s QUERY (see labeler.analysis.groups)."""
-        data = self.cleaned_data
-        parts = [("study", study_slug)]
-        if data[f"{name}_final"]:
-            parts.append(("final_not" if data[f"{name}_not"] else "final", data[f"{name}_final"]))
-        more = data[f"{name}_query"].strip().lstrip("?&")
-        return urlencode(parts) + (f"&{more}" if more else "")
-
-    def trend_queries(self, *, study_slug: str) -> tuple[str, str]:
-        """The trend's group (the final label) and its base (the items with a final label on
-        the same dimension)."""
-        label = self.cleaned_data["trend"]
-        dimension = label.partition(":")[0]
-        return (
-            urlencode([("study", study_slug), ("final", label)]),
-            urlencode([("study", study_slug), ("final", dimension)]),
-        )

@@ -5,8 +5,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from labeler.common.roles import user_roles
+from labeler.labelling.selectors import study_items_waiting
 from labeler.models import StudyMember
-from labeler.studies.selectors import study_items_waiting, study_list_for_user
+from labeler.studies.selectors import study_list_for_user
 from taxonomy.selectors import codebook_list
 
 

@@ -22,7 +22,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import MAX_ID, RejectUnknownFieldsMixin
-from labeler.adjudication.api import NamesQuerySerializer
 from labeler.coding.board.selectors import (
     board_carry_over,
     board_get,
@@ -46,6 +45,7 @@ from labeler.coding.board.services import (
     theme_move,
     theme_update,
 )
+from labeler.common.api import NamesQuerySerializer
 from labeler.common.permissions import access_sorts_board, study_get_for_user
 from labeler.models import Board, Code, Study
 

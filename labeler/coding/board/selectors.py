@@ -3,7 +3,7 @@ its themes as a tree with the counts under each; its history; one card's uses; a
 carry-over of an open round, each report's codes mapped to the categories they were sorted
 into.
 
-Annotators are named by the study's pseudonyms (labeler.adjudication.selectors.study_pseudonyms)
+Annotators are named by the study's pseudonyms (labeler.common.names.study_pseudonyms)
 unless a lead asks for real names. Counts are of the codes as resolved on the board now:
 after merges and splits.
 """
@@ -14,12 +14,11 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import QuerySet
 from django.urls import reverse
 
-from labeler.adjudication.selectors import report_ref, study_pseudonyms
+from labeler.common.names import annotator_names, report_ref
 from labeler.models import Board, BoardEvent, Code, CodeUse, DisagreementReason, StudyItem, Theme
 from taxonomy.models import Dimension
 
@@ -66,13 +65,6 @@ def themes_in_order(themes) -> list:
         ordered.append(theme)
         stack.extend(reversed(children[theme.pk]))
     return ordered
-
-
-def annotator_names(*, study, user_ids, real_names: bool) -> dict[int, str]:
-    if not real_names:
-        return study_pseudonyms(study=study)
-    users = get_user_model().objects.filter(pk__in=list(user_ids))
-    return dict(users.values_list("pk", "username"))
 
 
 # Plain SQL: every card's counts, annotators and reports in one pass over the uses.

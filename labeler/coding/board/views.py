@@ -24,7 +24,7 @@ from labeler.common.permissions import (
     study_access,
     study_get_for_user,
 )
-from labeler.export.writers import SPREADSHEET_FORMULAS
+from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.models import Board, Study
 from taxonomy.codebook_file import codebook_key_problem, version_problem
 from taxonomy.models import Codebook

@@ -2,6 +2,7 @@
 
 import pytest
 
+from labeler.adjudication.selectors import study_final_labels
 from labeler.analysis.study import (
     REPOSITORY,
     final_label_choices,
@@ -9,7 +10,6 @@ from labeler.analysis.study import (
     study_label_counts,
 )
 from labeler.common.scheme import study_scheme
-from labeler.studies.selectors import study_final_labels
 from mining.selectors import report_repository_names
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from labeler.adjudication.selectors import study_pseudonyms
+from labeler.common.names import study_pseudonyms
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import Export
 from labeler.imports.dataset_import import DatasetImportError, dataset_import

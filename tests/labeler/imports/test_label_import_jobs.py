@@ -5,7 +5,7 @@ import hashlib
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
-from labeler import tasks
+from labeler.imports import tasks
 from labeler.imports.label_import_jobs import label_import_job_create, label_import_job_run
 from labeler.models import Annotation, AnnotationVersion, Assignment, LabelImport, LabelImportJob
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from config.celery import app
-from labeler import tasks
+from labeler.imports import tasks
 from labeler.imports.label_import_jobs import label_import_job_create
 from labeler.models import AnnotationVersion, Assignment, LabelImportJob
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory

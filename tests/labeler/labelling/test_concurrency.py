@@ -8,9 +8,9 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import Count
 
+from labeler.labelling.selectors import study_come_back
 from labeler.labelling.services import assignment_next, assignment_skip, assignment_submit
 from labeler.models import Assignment, FinalLabel, StudyItem
-from labeler.studies.selectors import study_come_back
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
 

@@ -4,10 +4,10 @@ next hand-out offers it again (with the old label as context), and submitting cl
 import pytest
 
 from labeler.adjudication.services import item_adjudicate
+from labeler.labelling.selectors import study_items_waiting
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Assignment, StudyItem
 from labeler.revisions.services import study_codebook_migrate
-from labeler.studies.selectors import study_items_waiting
 from taxonomy.services import codebook_freeze
 from tests.labeler.calls import client_for, next_item
 from tests.labeler.codebook_revisions import labelled_study, revise_v2

@@ -8,7 +8,9 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from labeler.common.permissions import study_access
+from labeler.items.selectors import item_history
 from labeler.labelling import services as assignment_service
+from labeler.labelling.selectors import assignment_previous
 from labeler.labelling.services import (
     assignment_expire_stale,
     assignment_next,
@@ -16,7 +18,7 @@ from labeler.labelling.services import (
     assignment_submit,
 )
 from labeler.models import Annotation, AnnotationVersion, Assignment, Study, StudyItem
-from labeler.studies.selectors import assignment_previous, item_history, study_progress
+from labeler.studies.selectors import study_progress
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

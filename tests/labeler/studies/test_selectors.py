@@ -5,9 +5,10 @@ labels the analyses count."""
 import pytest
 from django.utils import timezone
 
+from labeler.adjudication.selectors import FinalLabelRow, study_final_labels
+from labeler.labelling.selectors import study_items_waiting
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Assignment, StudyItem, StudyMember
-from labeler.studies.selectors import FinalLabelRow, study_final_labels, study_items_waiting
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import StudyMemberFactory
 from tests.labeler.final_labels import items_of

@@ -8,8 +8,8 @@ import pytest
 
 from labeler.coding.board.services import board_freeze, codes_group, theme_create
 from labeler.common.roles import Role
+from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.export.datasheet import TEXT_AS_IMPORTED
-from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.models import Study
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
