@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
-from django.db import connection
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 
@@ -112,37 +111,6 @@ SELECT study.*,
 FROM labeler_study study
 WHERE study.slug = %s
 """
-
-
-# Plain SQL: it runs on every submission, and the ORM takes longer to build it than the
-# database to answer.
-OWN_SQL = """
-SELECT assignment.annotator_id,
-       EXISTS (SELECT 1 FROM labeler_studymember member
-               WHERE member.study_id = assignment.study_id AND member.user_id = %s),
-       EXISTS (SELECT 1 FROM labeler_studymember member
-               WHERE member.study_id = assignment.study_id AND member.user_id = %s
-               AND member.role = 'annotator')
-FROM labeler_assignment assignment
-WHERE assignment.id = %s
-"""
-
-
-def assignment_require_own(*, user, assignment_id) -> None:
-    """Pass when the assignment is the user's and they still annotate in its study, in one
-    query: 404 when it does not exist or lies in a study they cannot view, 403 when it is
-    someone else's or they no longer annotate there."""
-    with connection.cursor() as cursor:
-        cursor.execute(OWN_SQL, [user.pk, user.pk, assignment_id])
-        row = cursor.fetchone()
-    staff = user_is_staff(user)
-    if row is None or not (row[1] or staff):
-        raise Http404("no such assignment")
-    annotator_id, _, annotates = row
-    if annotator_id != user.pk:
-        raise PermissionDenied("this assignment belongs to another annotator")
-    if not (annotates or staff):
-        raise PermissionDenied("you no longer annotate in this study")
 
 
 def user_can_create_study(user) -> bool:

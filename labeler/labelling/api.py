@@ -26,7 +26,7 @@ from labeler.coding.selectors import assignment_codes
 from labeler.common.api import SchemaSafeMixin
 from labeler.common.filters import AssignmentFilter
 from labeler.common.names import report_ref
-from labeler.common.permissions import assignment_require_own, study_get_for_user
+from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import (
     CODE_MAX,
     CODES_PER_DIMENSION,
@@ -458,12 +458,11 @@ class AssignmentViewSet(
     def submit(self, request, pk=None):
         """Submit or revise your labels; refused with nothing stored if any label is wrong,
         and with 409 and the stored labels if `version` is not the stored one."""
-        assignment_require_own(user=request.user, assignment_id=pk)
         body = SubmitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
             assignment = assignment_submit(
-                assignment_id=pk, user=request.user, **body.validated_data
+                assignment_id=pk, user=request.user, as_member=True, **body.validated_data
             )
         except VersionConflict as conflict:
             raise Conflict(
@@ -477,10 +476,11 @@ class AssignmentViewSet(
     @action(detail=True, methods=["post"], filterset_class=None)
     def skip(self, request, pk=None):
         """Give the item back with a reason; it goes to others and the lead sees the reason."""
-        assignment_require_own(user=request.user, assignment_id=pk)
         body = SkipSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assignment = assignment_skip(assignment_id=pk, user=request.user, **body.validated_data)
+        assignment = assignment_skip(
+            assignment_id=pk, user=request.user, as_member=True, **body.validated_data
+        )
         labels = assignment_labels(assignment=assignment)
         codes = assignment_codes(assignment=assignment)
         return Response(submission_data(assignment, labels, codes))

@@ -31,12 +31,14 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.db.models import F
+from django.http import Http404
 from django.utils import timezone
 
 from config.api import CONFLICT
 from labeler.adjudication.services import final_labels_settle, item_final_conflict
 from labeler.coding.selectors import assignment_codes
 from labeler.coding.services import code_uses_replace
+from labeler.common.permissions import user_is_staff
 from labeler.common.scheme import (
     Scheme,
     labels_paths,
@@ -272,23 +274,37 @@ ASSIGNMENT_COLUMNS = ", ".join(
 )
 
 
-def _locked_own(*, assignment_id: int, user) -> Assignment:
-    """Lock the user's assignment; its item is read, not locked (SUBMIT_SQL changes its
-    counters as its first write): the assignment carries the item's `item_adjudicated_at`,
-    its study's `study_majority` policy, `study_kind` and `study_codebook_id`."""
-    assignment = next(iter(Assignment.objects.raw(LOCK_OWN_SQL, [assignment_id])), None)
-    if assignment is None:
-        raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
+def _locked_own(*, assignment_id: int, user, as_member: bool = False) -> Assignment:
+    """Lock the user's assignment and check it is theirs, in one read: PermissionDenied when
+    it is someone else's. `as_member` (a request's caller): also Http404 when it does not
+    exist or lies in a study the user is no member of, and PermissionDenied when they no longer
+    annotate there (staff may still change their own). Its item is read, not locked
+    (SUBMIT_SQL changes its counters as its first write): the assignment carries the item's
+    `item_adjudicated_at`, its study's `study_majority` policy, `study_kind` and
+    `study_codebook_id`."""
+    rows = Assignment.objects.raw(LOCK_OWN_SQL, [user.pk, user.pk, assignment_id])
+    assignment = next(iter(rows), None)
+    staff = as_member and user_is_staff(user)
+    if assignment is None or (as_member and not (assignment.is_member or staff)):
+        raise Http404("no such assignment")
     if assignment.annotator_id != user.pk:
         raise PermissionDenied("this assignment belongs to another annotator")
+    if as_member and not (assignment.annotates or staff):
+        raise PermissionDenied("you no longer annotate in this study")
     return assignment
 
 
-# Plain SQL: the ORM takes longer to build it than the database to answer.
+# Plain SQL: it runs on every submission, and the ORM takes longer to build it than the
+# database to answer.
 LOCK_OWN_SQL = """
 SELECT assignment.*, item.adjudicated_at AS item_adjudicated_at,
        study.majority AS study_majority, study.kind AS study_kind,
-       study.codebook_id AS study_codebook_id
+       study.codebook_id AS study_codebook_id,
+       EXISTS (SELECT 1 FROM labeler_studymember member
+               WHERE member.study_id = assignment.study_id AND member.user_id = %s) AS is_member,
+       EXISTS (SELECT 1 FROM labeler_studymember member
+               WHERE member.study_id = assignment.study_id AND member.user_id = %s
+               AND member.role = 'annotator') AS annotates
 FROM labeler_assignment assignment
 JOIN labeler_studyitem item ON item.id = assignment.item_id
 JOIN labeler_study study ON study.id = assignment.study_id
@@ -396,6 +412,7 @@ def assignment_submit(
     seconds: int = 0,
     version: int | None = None,
     scheme: Scheme | None = None,
+    as_member: bool = False,
 ) -> Assignment:
     """Store the user's labels for their assignment: a first submission or a revision.
 
@@ -410,13 +427,14 @@ def assignment_submit(
     submission); when it is given and another was saved since, VersionConflict is raised.
     Refused, with nothing stored: someone else's assignment, a final item (a conflict), a
     skipped item, a hold that expired after others took the item, a stale `version`, and any
-    label `labels_validate` refuses. A submission that completes the item, or revises the
+    label `labels_validate` refuses; with `as_member` (a request), also a study the user no
+    longer annotates in (see _locked_own). A submission that completes the item, or revises the
     labels of a complete item not final yet, takes the automatic final-label decisions (in a
     closed study). The returned assignment carries its new labels as `labels` ({dimension
     key: [paths]}) and its codes as `codes` ({dimension key: [codes]}).
     """
     _submission_fields_check(note=note, unsure=unsure, seconds=seconds)
-    assignment = _locked_own(assignment_id=assignment_id, user=user)
+    assignment = _locked_own(assignment_id=assignment_id, user=user, as_member=as_member)
     if assignment.item_adjudicated_at is not None:
         raise item_final_conflict(item_id=assignment.item_id)
     if assignment.status == Status.SKIPPED:
@@ -595,14 +613,16 @@ SELECT count(*), COALESCE(bool_or(complete), false) FROM counted
 
 
 @transaction.atomic
-def assignment_skip(*, assignment_id: int, user, reason: str, note: str = "") -> Assignment:
+def assignment_skip(
+    *, assignment_id: int, user, reason: str, note: str = "", as_member: bool = False
+) -> Assignment:
     """Give the item back with a reason; it goes to other annotators and the lead sees why."""
     if reason not in SkipReason.values:
         raise ValidationError(
             {"reason": f"{reason!r} is not one of {', '.join(SkipReason.values)}"}
         )
     _submission_fields_check(note=note, unsure=None, seconds=0)
-    assignment = _locked_own(assignment_id=assignment_id, user=user)
+    assignment = _locked_own(assignment_id=assignment_id, user=user, as_member=as_member)
     if assignment.status == Status.SUBMITTED:
         raise ValidationError("you submitted labels for this item; revise them instead")
     if assignment.status == Status.SKIPPED:
