@@ -35,21 +35,8 @@ def _freeze_spec(
 ) -> tuple[CodebookSpec, dict, list[Code], dict[int, str]]:
     """The codebook the board's themes make, checked before anything is written: (spec,
     frozen map, the board's cards, theme paths). Every problem is named at once."""
-    problems: dict[str, list[str]] = defaultdict(list)
     key, version, name = str(key or "").strip(), str(version or "").strip(), str(name or "").strip()
-    if problem := codebook_key_problem(key):
-        problems["key"].append(problem)
-    if problem := version_problem(version):
-        problems["version"].append(problem)
-    if not name or len(name) > Codebook._meta.get_field("name").max_length:
-        problems["name"].append("a name of 1 to 200 characters")
-    if board.kind == Board.Kind.REVISION and key != board.base.key:
-        problems["key"].append(
-            f"a revision keeps the key of the version it revises: {board.base.key!r}"
-        )
-    if key and version and Codebook.objects.filter(key=key, version=version).exists():
-        problems["version"].append(f"codebook {key} v{version} exists already: pick a new version")
-
+    problems = _version_problems(board=board, key=key, version=version, name=name)
     dimensions = board_dimensions(board=board)
     themes = themes_in_order(Theme.objects.filter(board=board))
     paths = theme_paths(themes)
@@ -109,6 +96,30 @@ def _freeze_spec(
         source=base.source if base is not None else "",
         dimensions=tuple(specs),
     )
+    return spec, _frozen_map(dimensions=dimensions, codes=codes, paths=paths), codes, paths
+
+
+def _version_problems(*, board: Board, key: str, version: str, name: str) -> dict[str, list[str]]:
+    """What is wrong with the key, version and name the board would freeze into, by field."""
+    problems: dict[str, list[str]] = defaultdict(list)
+    if problem := codebook_key_problem(key):
+        problems["key"].append(problem)
+    if problem := version_problem(version):
+        problems["version"].append(problem)
+    if not name or len(name) > Codebook._meta.get_field("name").max_length:
+        problems["name"].append("a name of 1 to 200 characters")
+    if board.kind == Board.Kind.REVISION and key != board.base.key:
+        problems["key"].append(
+            f"a revision keeps the key of the version it revises: {board.base.key!r}"
+        )
+    if key and version and Codebook.objects.filter(key=key, version=version).exists():
+        problems["version"].append(f"codebook {key} v{version} exists already: pick a new version")
+    return problems
+
+
+def _frozen_map(*, dimensions, codes: list[Code], paths: dict[int, str]) -> dict:
+    """{dimension key: {code name: category path}}: where each name written on the board
+    went, a merged name with the card it was merged into; names left out are not in it."""
     keys = {dimension.pk: dimension.key for dimension in dimensions}
     active = {code.pk: code for code in codes if code.merged_into_id is None}
     frozen_map: dict[str, dict[str, str]] = {dimension.key: {} for dimension in dimensions}
@@ -116,7 +127,7 @@ def _freeze_spec(
         card = active[code.merged_into_id] if code.merged_into_id else code
         if card.theme_id is not None:
             frozen_map[keys[code.dimension_id]][code.name] = paths[card.theme_id]
-    return spec, frozen_map, codes, paths
+    return frozen_map
 
 
 def _revision_mapping(*, board: Board, codes: list[Code], paths: dict[int, str]) -> dict:
