@@ -29,7 +29,7 @@ from labeler.models import Board, BoardEvent, Code, CodeUse, Theme
 NAMED_IN_DESCRIPTION = 5
 
 
-class Rows:
+class _Rows:
     """How one model's rows are kept in an undo record: the fields a change may alter, and
     the fields a deleted row also needs to come back."""
 
@@ -45,17 +45,17 @@ class Rows:
 
 
 ROWS = {
-    "code": Rows(
+    "code": _Rows(
         Code,
         ["name", "merged_into_id", "theme_id", "position"],
         ["board_id", "dimension_id", "source_path", "created_by_id", "created_at"],
     ),
-    "theme": Rows(
+    "theme": _Rows(
         Theme,
         ["parent_id", "key", "name", "definition", "include", "exclude", "examples", "position"],
         ["board_id", "dimension_id"],
     ),
-    "use": Rows(CodeUse, ["code_id"], []),
+    "use": _Rows(CodeUse, ["code_id"], []),
 }
 
 
