@@ -210,11 +210,6 @@ def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> Non
             found.problems.append(_problem(source, start, again))
             continue
         first_seen[key] = start
-        value = cells[value_at]
-        if VALUE_SEPARATOR in value:
-            values = tuple(v.strip() for v in value.split(VALUE_SEPARATOR) if v.strip())
-        else:
-            values = (value,) if value else ()
         found.rows.append(
             LabelRow(
                 line=start,
@@ -222,10 +217,17 @@ def _read_rows(reader, columns: list[str], source: str, found: LabelFile) -> Non
                 number=int(number),
                 annotator=annotator,
                 dimension=dimension,
-                values=values,
+                values=_values(cells[value_at]),
                 note="" if note_at is None else cells[note_at],
             )
         )
+
+
+def _values(cell: str) -> tuple[str, ...]:
+    """A value cell's values: none when empty, several separated by VALUE_SEPARATOR."""
+    if VALUE_SEPARATOR in cell:
+        return tuple(v.strip() for v in cell.split(VALUE_SEPARATOR) if v.strip())
+    return (cell,) if cell else ()
 
 
 def example_file(

@@ -316,7 +316,7 @@ def dataset_import(*, data: bytes, source: str = "upload") -> ImportedDataset:
 
 @transaction.atomic
 def _write(plan: _Plan) -> ImportedDataset:
-    sheet, collection = plan.sheet, plan.sheet["collection"]
+    sheet = plan.sheet
     codebook, _ = codebook_load(spec=plan.spec)
     codebook_freeze(codebook=codebook)
     dimensions = list(codebook.dimensions.order_by("position"))
@@ -326,7 +326,59 @@ def _write(plan: _Plan) -> ImportedDataset:
         for c in Category.objects.filter(dimension__codebook=codebook)
     }
     report_ids = reports_restore(reports=plan.reports)
-    about = sheet["study"]
+    study = _study_write(sheet, codebook, dimensions)
+    users = {}
+    for name in plan.annotators:
+        users[name] = user_create_unusable(username=name)
+        StudyMember.objects.create(study=study, user=users[name], role=StudyMember.Role.ANNOTATOR)
+    exported_at = dt.datetime.fromisoformat(sheet["exported_at"])
+    # Each annotator's submissions a second apart in pseudonym order (_in_pseudonym_order), so
+    # the study's pseudonyms (by first submission) come out as they went in, and all before the
+    # items became final, so agreement counts them.
+    submitted_at = {
+        name: exported_at - dt.timedelta(seconds=len(users) - n) for n, name in enumerate(users)
+    }
+    items = StudyItem.objects.bulk_create(
+        StudyItem(
+            study=study,
+            report_id=report_ids[(r.repository, r.number)],
+            position=position,
+            needed=max(study.overlap, len(found["annotators"])),
+            claimed=len(found["annotators"]),
+            submitted=len(found["annotators"]),
+            adjudicated_at=exported_at if found["final"] else None,
+            first_final_at=exported_at if found["final"] else None,
+        )
+        for position, (r, found) in enumerate(zip(plan.reports, plan.records, strict=True))
+    )
+    annotations = _submissions_write(
+        study=study,
+        items=items,
+        records=plan.records,
+        users=users,
+        submitted_at=submitted_at,
+        by_key=by_key,
+        categories=categories,
+    )
+    finals = _final_labels_write(
+        items=items,
+        records=plan.records,
+        by_key=by_key,
+        categories=categories,
+        exported_at=exported_at,
+    )
+    return ImportedDataset(
+        study=study,
+        reports=len(plan.reports),
+        annotators=len(users),
+        annotations=annotations,
+        final_labels=finals,
+    )
+
+
+def _study_write(sheet: dict, codebook, dimensions: list) -> Study:
+    """The study the sheet describes, on the codebook, with its batches."""
+    about, collection = sheet["study"], sheet["collection"]
     study = Study(
         name=about["name"],
         slug=about["slug"],
@@ -359,32 +411,14 @@ def _write(plan: _Plan) -> ImportedDataset:
                 )
             },
         )
-    users = {}
-    for name in plan.annotators:
-        users[name] = user_create_unusable(username=name)
-        StudyMember.objects.create(study=study, user=users[name], role=StudyMember.Role.ANNOTATOR)
-    exported_at = dt.datetime.fromisoformat(sheet["exported_at"])
-    # Each annotator's submissions a second apart in pseudonym order (_in_pseudonym_order), so
-    # the study's pseudonyms (by first submission) come out as they went in, and all before the
-    # items became final, so agreement counts them.
-    submitted_at = {
-        name: exported_at - dt.timedelta(seconds=len(users) - n) for n, name in enumerate(users)
-    }
-    items = StudyItem.objects.bulk_create(
-        StudyItem(
-            study=study,
-            report_id=report_ids[(r.repository, r.number)],
-            position=position,
-            needed=max(study.overlap, len(found["annotators"])),
-            claimed=len(found["annotators"]),
-            submitted=len(found["annotators"]),
-            adjudicated_at=exported_at if found["final"] else None,
-            first_final_at=exported_at if found["final"] else None,
-        )
-        for position, (r, found) in enumerate(zip(plan.reports, plan.records, strict=True))
-    )
-    assignments, versions, annotations, finals, events = [], [], [], [], []
-    for item, found in zip(items, plan.records, strict=True):
+    return study
+
+
+def _submissions_write(*, study, items, records, users, submitted_at, by_key, categories) -> int:
+    """Each annotator's submission of each item: its assignment, first version and
+    annotations with their categories. Returns how many annotations."""
+    assignments, versions, annotations = [], [], []
+    for item, found in zip(items, records, strict=True):
         for name, given in found["annotators"].items():
             assignment = Assignment(
                 item=item,
@@ -428,7 +462,21 @@ def _write(plan: _Plan) -> ImportedDataset:
                     [categories[(by_key[key].pk, v)] for v in values],
                 )
             )
-    for item, found in zip(items, plan.records, strict=True):
+    AnnotationVersion.objects.bulk_create(versions)
+    Annotation.objects.bulk_create([a for a, _ in annotations])
+    through = Annotation.categories.through
+    category_links = [
+        through(annotation_id=a.pk, category_id=c) for a, ids in annotations for c in ids
+    ]
+    through.objects.bulk_create(category_links)
+    return len(annotations)
+
+
+def _final_labels_write(*, items, records, by_key, categories, exported_at) -> int:
+    """The items' final labels with their categories, each with the event that decided it.
+    Returns how many final labels."""
+    finals, events = [], []
+    for item, found in zip(items, records, strict=True):
         for key, label in found["labels"].items():
             if label["method"] is None:
                 continue
@@ -449,24 +497,11 @@ def _write(plan: _Plan) -> ImportedDataset:
             events.append(
                 FinalLabelEvent(**common, kind=FinalLabelEvent.Kind.DECIDED, created_at=exported_at)
             )
-    AnnotationVersion.objects.bulk_create(versions)
-    Annotation.objects.bulk_create([a for a, _ in annotations])
     FinalLabel.objects.bulk_create([f for f, _ in finals])
     FinalLabelEvent.objects.bulk_create(events)
-    through = Annotation.categories.through
-    category_links = [
-        through(annotation_id=a.pk, category_id=c) for a, ids in annotations for c in ids
-    ]
-    through.objects.bulk_create(category_links)
     final_through = FinalLabel.categories.through
     final_links = [
         final_through(finallabel_id=f.pk, category_id=c) for f, ids in finals for c in ids
     ]
     final_through.objects.bulk_create(final_links)
-    return ImportedDataset(
-        study=study,
-        reports=len(plan.reports),
-        annotators=len(users),
-        annotations=len(annotations),
-        final_labels=len(finals),
-    )
+    return len(finals)

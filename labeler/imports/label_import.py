@@ -29,6 +29,7 @@ from config.sql import int_array, text_array
 from labeler.adjudication.services import final_labels_settle
 from labeler.common.label_csv import (
     AnnotationFileError,
+    LabelFile,
     LabelRow,
     Problem,
     example_file,
@@ -306,19 +307,8 @@ def _import(
     progress,
     written,
 ) -> ImportSummary:
-    try:
-        label_file = read_label_file(data, source)
-    except AnnotationFileError as error:
-        raise AnnotationImportError(error.problems, count=error.count) from None
+    label_file = _file_read(data, source, max_rows)
     rows = label_file.rows
-    row_count = len(rows) + len(label_file.problems)
-    if max_rows is not None and row_count > max_rows:
-        raise AnnotationImportError(
-            [
-                f"{source}: {row_count:,} rows; an upload takes at most {max_rows:,}: split the "
-                "file, or import it with the import_annotations command"
-            ]
-        )
     # The file's bad rows, then what is wrong with the good ones: all reported together.
     problems: list[Problem] = list(label_file.problems)
     scheme = study_scheme(study=study)
@@ -328,7 +318,83 @@ def _import(
         key = (row.repository.lower(), row.number)
         spelled.setdefault(key, row.repository)
         groups[(key, row.annotator)].append(row)
+    checks = _groups_checked(scheme, groups, source, progress)
+    first_line = {}
+    for row in rows:
+        first_line.setdefault((row.repository.lower(), row.number), row.line)
+    reports = report_ids_by_key(keys=list(first_line))
+    misspelt = _group_problems(study, groups, checks, reports, source, problems)
+    misspelt_items = {key[0] for key in misspelt} - {
+        key[0] for key in groups if key not in misspelt
+    }
+    missing = [key for key in first_line if key not in reports]
+    if missing and not create_missing_reports:
+        for key in missing:
+            if key in misspelt_items:
+                continue
+            problems.append(
+                _problem(
+                    source,
+                    first_line[key],
+                    f"unknown item {key[0]}#{key[1]} (not imported; import its repository "
+                    f"first, or {create_missing_hint})",
+                )
+            )
+    users = _study_problems(
+        study=study,
+        groups=groups,
+        reports=reports,
+        first_line=first_line,
+        misspelt=misspelt,
+        source=source,
+        problems=problems,
+    )
+    if problems:
+        raise AnnotationImportError.of(problems, source)
+    progress(len(rows))
+    return _write(
+        study=study,
+        scheme=scheme,
+        groups=groups,
+        checks=checks,
+        reports=reports,
+        missing=[(key, spelled[key]) for key in missing],
+        users=users,
+        source=source,
+        written=written,
+        label_import=LabelImport(
+            study=study,
+            imported_by=imported_by,
+            file_name=source[-255:],
+            sha256=hashlib.sha256(data).hexdigest(),
+            rows=len(rows),
+        ),
+    )
 
+
+def _problem(source: str, line: int, what: str) -> Problem:
+    return Problem(line, f"{source}:{line}: {what}")
+
+
+def _file_read(data: bytes, source: str, max_rows: int | None) -> LabelFile:
+    """The file's rows and bad rows; a file of more than `max_rows` rows is refused whole."""
+    try:
+        label_file = read_label_file(data, source)
+    except AnnotationFileError as error:
+        raise AnnotationImportError(error.problems, count=error.count) from None
+    row_count = len(label_file.rows) + len(label_file.problems)
+    if max_rows is not None and row_count > max_rows:
+        raise AnnotationImportError(
+            [
+                f"{source}: {row_count:,} rows; an upload takes at most {max_rows:,}: split the "
+                "file, or import it with the import_annotations command"
+            ]
+        )
+    return label_file
+
+
+def _groups_checked(scheme, groups: dict, source: str, progress) -> dict[tuple, GroupCheck]:
+    """Each group's check against the scheme (one annotator's rows of one item)."""
     checks: dict[tuple, GroupCheck] = {}
     # A file repeats a few combinations of values: each is checked once. A refused one is
     # checked again for each group, as its problems name the group's item and lines.
@@ -349,10 +415,14 @@ def _import(
             if check.labels is not None:
                 accepted[shape] = check
         checks[group_key] = check
-    first_line = {}
-    for row in rows:
-        first_line.setdefault((row.repository.lower(), row.number), row.line)
-    reports = report_ids_by_key(keys=list(first_line))
+    return checks
+
+
+def _group_problems(
+    study, groups: dict, checks: dict[tuple, GroupCheck], reports: dict, source: str, problems
+) -> set[tuple]:
+    """Add the groups' problems to `problems`, a typo splitting a group in two said once;
+    returns the misspelt groups."""
     annotators = StudyMember.objects.filter(
         study=study, role=StudyMember.Role.ANNOTATOR, user__username__in={a for _, a in groups}
     ).values_list("user__username", flat=True)
@@ -363,24 +433,18 @@ def _import(
             problems.extend(check.missing.values())
     problems.extend({typo.problem for typo in typos.values()})
     # What follows from a typo is said by its problem: no unknown item, no annotator too many.
-    misspelt = {typo.odd for typo in typos.values()}
-    misspelt_items = {key[0] for key in misspelt} - {
-        key[0] for key in groups if key not in misspelt
-    }
+    return {typo.odd for typo in typos.values()}
+
+
+def _study_problems(
+    *, study, groups: dict, reports: dict, first_line: dict, misspelt: set, source: str, problems
+) -> dict:
+    """Add to `problems` what the study refuses: an account that is not its annotator, an
+    adjudicated item, an item its annotator already has, more annotators than the overlap;
+    returns the file's existing accounts by username."""
 
     def problem(line: int, what: str) -> None:
-        problems.append(Problem(line, f"{source}:{line}: {what}"))
-
-    missing = [key for key in first_line if key not in reports]
-    if missing and not create_missing_reports:
-        for key in missing:
-            if key in misspelt_items:
-                continue
-            problem(
-                first_line[key],
-                f"unknown item {key[0]}#{key[1]} (not imported; import its repository first, "
-                f"or {create_missing_hint})",
-            )
+        problems.append(_problem(source, line, what))
 
     items = {
         item.report_id: item
@@ -440,27 +504,7 @@ def _import(
                 f"{item_key[0]}#{item_key[1]} would have {already + count} annotators; the "
                 f"study's overlap is {needed} (raise it first)",
             )
-    if problems:
-        raise AnnotationImportError.of(problems, source)
-    progress(len(rows))
-    return _write(
-        study=study,
-        scheme=scheme,
-        groups=groups,
-        checks=checks,
-        reports=reports,
-        missing=[(key, spelled[key]) for key in missing],
-        users=users,
-        source=source,
-        written=written,
-        label_import=LabelImport(
-            study=study,
-            imported_by=imported_by,
-            file_name=source[-255:],
-            sha256=hashlib.sha256(data).hexdigest(),
-            rows=len(rows),
-        ),
-    )
+    return users
 
 
 # The writes below go from plain lists to PostgreSQL as one array literal a column (unnest),
@@ -568,80 +612,24 @@ class _Item:
 def _write(
     *, study, scheme, groups, checks, reports, missing, users, source, written, label_import
 ) -> ImportSummary:
-    # A stub's repository is named as the file first spells it.
-    stubs = report_stubs_create(references=[(name, key[1]) for key, name in missing])
-    reports = {**reports, **{key: stub.pk for (key, _), stub in zip(missing, stubs, strict=True)}}
-    created_users = 0
-    for _, annotator in groups:
-        if annotator not in users:
-            users[annotator] = user_create_unusable(username=annotator)
-            created_users += 1
-    for annotator in dict.fromkeys(annotator for _, annotator in groups):
-        study_member_add(study=study, user=users[annotator], role=StudyMember.Role.ANNOTATOR)
-
-    report_ids = set(reports.values())
-    items = {
-        report_id: _Item(pk, needed, claimed, submitted)
-        for report_id, pk, needed, claimed, submitted in StudyItem.objects.select_for_update()
-        .filter(study=study, report_id__in=_ids_in(report_ids))
-        .values_list("report_id", "pk", "needed", "claimed", "submitted")
-    }
-    new_report_ids = sorted(report_ids - set(items))
-    if new_report_ids:
-        _, added = study_batch_append(
-            study=study,
-            report_ids=new_report_ids,
-            frame={},
-            sampling={"mode": "import", "source": source},
-            seed=0,
-            frame_size=len(new_report_ids),
-        )
-        items.update((report_id, _Item(pk, study.overlap, 0, 0)) for report_id, pk in added.items())
-
+    reports, created_users = _stubs_and_annotators(
+        study=study, groups=groups, reports=reports, missing=missing, users=users
+    )
+    items, new_report_ids = _items_locked(study=study, reports=reports, source=source)
     now = timezone.now()
     label_import.created_at = now
     label_import.save()
-    per_item: dict[int, int] = defaultdict(int)
-    for item_key, _ in groups:
-        per_item[items[reports[item_key]].id] += 1
+    per_item = _room_checked(groups, items, reports)
     by_id = {item.id: item for item in items.values()}
-    for item_id, count in per_item.items():
-        item = by_id[item_id]
-        if item.claimed + count > item.needed:
-            name = next(f"{k[0]}#{k[1]}" for k, r in reports.items() if items[r].id == item_id)
-            raise ValidationError(
-                f"item {name} was handed out while importing; it now has no room for "
-                f"{count} more annotations"
-            )
-
-    # A hold of theirs that expired takes the place of a new assignment (one per person):
-    # the checks refused any other assignment of theirs on these items.
-    pairs = {}
-    notes = {}
-    for group_key, group in groups.items():
-        item_key, annotator = group_key
-        pairs[group_key] = (items[reports[item_key]].id, users[annotator].pk)
-        notes[group_key] = "\n".join(dict.fromkeys(row.note for row in group if row.note))
-    expired = {
-        (a.item_id, a.annotator_id): a
-        for a in Assignment.objects.filter(
-            item__in=_ids_in(per_item), annotator__in={user.pk for user in users.values()}
-        )
-    }
-    reused = []
-    for group_key, pair in pairs.items():
-        if pair in expired:
-            assignment = expired[pair]
-            assignment.study, assignment.status, assignment.version = study, "submitted", 1
-            assignment.held_at = assignment.submitted_at = now
-            assignment.note = notes[group_key]
-            reused.append(assignment)
-    Assignment.objects.bulk_update(
-        reused, ["study", "status", "held_at", "submitted_at", "note", "version"], batch_size=2000
+    pairs, notes, assignment_ids = _assignments_write(
+        study=study,
+        now=now,
+        groups=groups,
+        items=items,
+        reports=reports,
+        users=users,
+        per_item=per_item,
     )
-    fresh = [key for key, pair in pairs.items() if pair not in expired]
-    assignment_ids = {(a.item_id, a.annotator_id): a.pk for a in reused}
-    assignment_ids.update(_assignments_insert(study, now, [(*pairs[k], notes[k]) for k in fresh]))
 
     dimensions = {d.key: d.pk for d in scheme.dimensions}
     answers, versions = [], []
@@ -673,6 +661,100 @@ def _write(
     )
     written(summary)
     return summary
+
+
+def _stubs_and_annotators(*, study, groups, reports, missing, users) -> tuple[dict, int]:
+    """Stubs for the missing reports, accounts for the new annotators, and every annotator of
+    the file a member of the study: (the reports with the stubs, how many accounts made)."""
+    # A stub's repository is named as the file first spells it.
+    stubs = report_stubs_create(references=[(name, key[1]) for key, name in missing])
+    reports = {**reports, **{key: stub.pk for (key, _), stub in zip(missing, stubs, strict=True)}}
+    created_users = 0
+    for _, annotator in groups:
+        if annotator not in users:
+            users[annotator] = user_create_unusable(username=annotator)
+            created_users += 1
+    for annotator in dict.fromkeys(annotator for _, annotator in groups):
+        study_member_add(study=study, user=users[annotator], role=StudyMember.Role.ANNOTATOR)
+    return reports, created_users
+
+
+def _items_locked(*, study, reports, source) -> tuple[dict[int, _Item], list[int]]:
+    """The study's items of the file's reports, locked, those not in it yet added in a new
+    batch: ({report id: item}, the report ids added)."""
+    report_ids = set(reports.values())
+    items = {
+        report_id: _Item(pk, needed, claimed, submitted)
+        for report_id, pk, needed, claimed, submitted in StudyItem.objects.select_for_update()
+        .filter(study=study, report_id__in=_ids_in(report_ids))
+        .values_list("report_id", "pk", "needed", "claimed", "submitted")
+    }
+    new_report_ids = sorted(report_ids - set(items))
+    if new_report_ids:
+        _, added = study_batch_append(
+            study=study,
+            report_ids=new_report_ids,
+            frame={},
+            sampling={"mode": "import", "source": source},
+            seed=0,
+            frame_size=len(new_report_ids),
+        )
+        items.update((report_id, _Item(pk, study.overlap, 0, 0)) for report_id, pk in added.items())
+    return items, new_report_ids
+
+
+def _room_checked(groups, items, reports) -> dict[int, int]:
+    """How many annotations each item takes from the file; refused when one was handed out
+    since the checks and has no room left for them."""
+    per_item: dict[int, int] = defaultdict(int)
+    for item_key, _ in groups:
+        per_item[items[reports[item_key]].id] += 1
+    by_id = {item.id: item for item in items.values()}
+    for item_id, count in per_item.items():
+        item = by_id[item_id]
+        if item.claimed + count > item.needed:
+            name = next(f"{k[0]}#{k[1]}" for k, r in reports.items() if items[r].id == item_id)
+            raise ValidationError(
+                f"item {name} was handed out while importing; it now has no room for "
+                f"{count} more annotations"
+            )
+    return per_item
+
+
+def _assignments_write(
+    *, study, now, groups, items, reports, users, per_item
+) -> tuple[dict, dict, dict]:
+    """A submitted assignment per group: ({group: (item id, user id)}, {group: note},
+    {(item id, user id): assignment id})."""
+    # A hold of theirs that expired takes the place of a new assignment (one per person):
+    # the checks refused any other assignment of theirs on these items.
+    pairs = {}
+    notes = {}
+    for group_key, group in groups.items():
+        item_key, annotator = group_key
+        pairs[group_key] = (items[reports[item_key]].id, users[annotator].pk)
+        notes[group_key] = "\n".join(dict.fromkeys(row.note for row in group if row.note))
+    expired = {
+        (a.item_id, a.annotator_id): a
+        for a in Assignment.objects.filter(
+            item__in=_ids_in(per_item), annotator__in={user.pk for user in users.values()}
+        )
+    }
+    reused = []
+    for group_key, pair in pairs.items():
+        if pair in expired:
+            assignment = expired[pair]
+            assignment.study, assignment.status, assignment.version = study, "submitted", 1
+            assignment.held_at = assignment.submitted_at = now
+            assignment.note = notes[group_key]
+            reused.append(assignment)
+    Assignment.objects.bulk_update(
+        reused, ["study", "status", "held_at", "submitted_at", "note", "version"], batch_size=2000
+    )
+    fresh = [key for key, pair in pairs.items() if pair not in expired]
+    assignment_ids = {(a.item_id, a.annotator_id): a.pk for a in reused}
+    assignment_ids.update(_assignments_insert(study, now, [(*pairs[k], notes[k]) for k in fresh]))
+    return pairs, notes, assignment_ids
 
 
 EXAMPLE_ANNOTATORS = ("alice", "bob")

@@ -196,6 +196,39 @@ def study_kind_check(
         )
 
 
+def _study_dimensions(*, codebook: Codebook, dimension_keys: list[str] | None) -> list:
+    """The codebook's dimensions a study labels: those of `dimension_keys` in that order,
+    else all of them; at least one."""
+    dimensions = list(codebook.dimensions.order_by("position"))
+    if dimension_keys:
+        by_key = {d.key: d for d in dimensions}
+        unknown = [key for key in dimension_keys if key not in by_key]
+        if unknown:
+            raise ValidationError(
+                {
+                    "dimensions": f"codebook {codebook.key} v{codebook.version} has no dimension "
+                    f"{unknown[0]!r} (it has: {', '.join(by_key)})"
+                }
+            )
+        dimensions = [by_key[key] for key in dict.fromkeys(dimension_keys)]
+    if not dimensions:
+        raise ValidationError({"dimensions": "a study labels at least one dimension"})
+    return dimensions
+
+
+def _study_settings_check(study: Study) -> None:
+    """The unsaved study's fields valid, its overlap at least 1, its hold in range."""
+    study.full_clean()
+    if study.overlap < 1:
+        raise ValidationError({"overlap": "each item needs at least one annotation"})
+    if not (
+        dt.timedelta(minutes=HOLD_MINUTES_MIN)
+        <= study.hold_timeout
+        <= dt.timedelta(minutes=HOLD_MINUTES_MAX)
+    ):
+        raise ValidationError({"hold_timeout": HOLD_MINUTES_RANGE})
+
+
 @transaction.atomic
 def study_create(
     *,
@@ -238,20 +271,7 @@ def study_create(
     made = codebook is None
     if made:
         codebook = codebook_open_create(slug=slug, name=name, dimension_names=dimension_names)
-    dimensions = list(codebook.dimensions.order_by("position"))
-    if dimension_keys:
-        by_key = {d.key: d for d in dimensions}
-        unknown = [key for key in dimension_keys if key not in by_key]
-        if unknown:
-            raise ValidationError(
-                {
-                    "dimensions": f"codebook {codebook.key} v{codebook.version} has no dimension "
-                    f"{unknown[0]!r} (it has: {', '.join(by_key)})"
-                }
-            )
-        dimensions = [by_key[key] for key in dict.fromkeys(dimension_keys)]
-    if not dimensions:
-        raise ValidationError({"dimensions": "a study labels at least one dimension"})
+    dimensions = _study_dimensions(codebook=codebook, dimension_keys=dimension_keys)
     study = Study(
         slug=slug,
         name=name,
@@ -268,15 +288,7 @@ def study_create(
     )
     if hold_timeout is not None:
         study.hold_timeout = hold_timeout
-    study.full_clean()
-    if study.overlap < 1:
-        raise ValidationError({"overlap": "each item needs at least one annotation"})
-    if not (
-        dt.timedelta(minutes=HOLD_MINUTES_MIN)
-        <= study.hold_timeout
-        <= dt.timedelta(minutes=HOLD_MINUTES_MAX)
-    ):
-        raise ValidationError({"hold_timeout": HOLD_MINUTES_RANGE})
+    _study_settings_check(study)
     plan, drawn = _draw(frame=frame, sample=sample, seed=study.seed, study=None)
     study.save()
     study.dimensions.set(dimensions)

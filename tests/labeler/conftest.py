@@ -1,9 +1,15 @@
-"""A running study with one member of each role, and someone outside it."""
+"""A running study with one member of each role (`study`; `open_study` for open coding), and
+someone outside it."""
 
 import pytest
 
 from labeler.common.roles import Role
-from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
+from tests.labeler.factories import (
+    LabellingStudyFactory,
+    OpenStudyFactory,
+    StudyItemFactory,
+    StudyMemberFactory,
+)
 from tests.labeler.final_labels import decided_study
 from tests.labeler.role_calls import call, items, other_annotator, staff  # noqa: F401 (fixtures)
 
@@ -14,6 +20,17 @@ GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
 def study(annotator, lead, researcher):
     study = LabellingStudyFactory(slug="perf", overlap=2)
     for position in range(4):
+        StudyItemFactory(study=study, position=position)
+    for user, role in ((annotator, "annotator"), (lead, "lead"), (researcher, "researcher")):
+        StudyMemberFactory(study=study, user=user, role=role)
+    return study
+
+
+@pytest.fixture
+def open_study(annotator, lead, researcher):
+    """An open-coding study of three items, two annotations each, with its board."""
+    study = OpenStudyFactory(slug="open", name="Open round", overlap=2)
+    for position in range(3):
         StudyItemFactory(study=study, position=position)
     for user, role in ((annotator, "annotator"), (lead, "lead"), (researcher, "researcher")):
         StudyMemberFactory(study=study, user=user, role=role)

@@ -22,6 +22,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import MAX_ID, RejectUnknownFieldsMixin
+from labeler.coding.board.boards import board_revision_start, study_board_current
+from labeler.coding.board.cards import code_rename, code_split, codes_merge
+from labeler.coding.board.freeze import board_freeze
 from labeler.coding.board.selectors import (
     board_carry_over,
     board_get,
@@ -31,20 +34,14 @@ from labeler.coding.board.selectors import (
     code_uses,
     event_row,
 )
-from labeler.coding.board.services import (
-    board_freeze,
-    board_revision_start,
-    board_undo,
-    code_rename,
-    code_split,
+from labeler.coding.board.themes import (
     codes_group,
-    codes_merge,
-    study_board_current,
     theme_create,
     theme_delete,
     theme_move,
     theme_update,
 )
+from labeler.coding.board.undo import board_undo
 from labeler.common.api import NamesQuerySerializer
 from labeler.common.permissions import access_sorts_board, study_get_for_user
 from labeler.models import Board, Code, Study

@@ -262,10 +262,7 @@ def board_state(*, board: Board, real_names: bool = False) -> dict:
     revision = board.kind == Board.Kind.REVISION
     finals, disagreements = _revision_facts(board) if revision else ({}, {})
 
-    merged = defaultdict(list)
-    for code in codes:
-        if code.merged_into_id is not None:
-            merged[code.merged_into_id].append(code)
+    merged = _merged_into(codes)
     under: dict[int | None, _Counts] = defaultdict(_Counts)
     cards = []
     order = {pk: index for index, pk in enumerate(keys)}
@@ -293,20 +290,15 @@ def board_state(*, board: Board, real_names: bool = False) -> dict:
             "merged": sorted(alias.name for alias in merged[code.pk]),
         }
         if revision:
-            sources = list(
-                dict.fromkeys([code.source_path, *(alias.source_path for alias in merged[code.pk])])
+            card.update(
+                _revision_card(
+                    code,
+                    merged[code.pk],
+                    key=keys.get(code.dimension_id),
+                    finals=finals,
+                    disagreements=disagreements,
+                )
             )
-            key = keys.get(code.dimension_id)
-            card["sources"] = sources
-            card["final_labels"] = sum(finals.get((key, path), 0) for path in sources)
-            entries = list(
-                {id(e): e for path in sources for e in disagreements.get((key, path), [])}.values()
-            )
-            reasons = defaultdict(int)
-            for entry in entries:
-                reasons[entry["reason"]] += 1
-            card["reasons"] = {r: reasons[r] for r in DisagreementReason.values if reasons[r]}
-            card["disagreements"] = entries
         cards.append(card)
 
     theme_rows = _theme_rows(themes, paths, keys, under)
@@ -315,25 +307,53 @@ def board_state(*, board: Board, real_names: bool = False) -> dict:
     return {
         "study": _study(study),
         "board": board_header(board),
-        "dimensions": [
-            {
-                "key": dimension.key,
-                "name": dimension.name,
-                "multiple": dimension.multiple,
-                "required": dimension.required,
-                "leaf_only": dimension.leaf_only,
-                "ungrouped": sum(
-                    1 for c in cards if c["dimension"] == dimension.key and c["theme"] is None
-                ),
-            }
-            for dimension in dimensions
-        ],
+        "dimensions": [_dimension_row(dimension, cards) for dimension in dimensions],
         "themes": theme_rows,
         "codes": cards,
         "history": [event_row(event) for event in history],
         "history_total": board.events.count(),
         "undo": {"id": undo.pk, "description": undo.description} if undo else None,
         "names": "real" if real_names else "pseudonyms",
+    }
+
+
+def _merged_into(codes: list[Code]) -> dict[int, list[Code]]:
+    """The cards merged into each card, by its id."""
+    merged = defaultdict(list)
+    for code in codes:
+        if code.merged_into_id is not None:
+            merged[code.merged_into_id].append(code)
+    return merged
+
+
+def _revision_card(code, aliases, *, key, finals: dict, disagreements: dict) -> dict:
+    """What a revision board's card adds: the base version's categories it stands for (its
+    own and those merged into it), their final labels, and the disagreements on them."""
+    sources = list(dict.fromkeys([code.source_path, *(alias.source_path for alias in aliases)]))
+    entries = list(
+        {id(e): e for path in sources for e in disagreements.get((key, path), [])}.values()
+    )
+    reasons = defaultdict(int)
+    for entry in entries:
+        reasons[entry["reason"]] += 1
+    return {
+        "sources": sources,
+        "final_labels": sum(finals.get((key, path), 0) for path in sources),
+        "reasons": {r: reasons[r] for r in DisagreementReason.values if reasons[r]},
+        "disagreements": entries,
+    }
+
+
+def _dimension_row(dimension, cards: list[dict]) -> dict:
+    return {
+        "key": dimension.key,
+        "name": dimension.name,
+        "multiple": dimension.multiple,
+        "required": dimension.required,
+        "leaf_only": dimension.leaf_only,
+        "ungrouped": sum(
+            1 for c in cards if c["dimension"] == dimension.key and c["theme"] is None
+        ),
     }
 
 

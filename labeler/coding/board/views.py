@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
+from labeler.coding.board.boards import study_board_current
 from labeler.coding.board.selectors import board_carry_over
-from labeler.coding.board.services import study_board_current
 from labeler.common.permissions import (
     access_sorts_board,
     codebook_key_refusal,

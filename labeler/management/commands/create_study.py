@@ -167,27 +167,7 @@ class Command(BaseCommand):
             sample = self._sample(options)
             guidelines = options["guidelines"].read_text("utf-8") if options["guidelines"] else ""
             if options["dry_run"]:
-                study_kind_check(
-                    kind=options["kind"],
-                    codebook=codebook,
-                    codes_shared=options["codes_shared"],
-                    dimension_names=_split(options["dimension_names"]),
-                    dimension_keys=_split(options["dimensions"]),
-                )
-                seed = new_seed() if options["seed"] is None else options["seed"]
-                plan = study_sample_preview(frame=frame, sample=sample, seed=seed)
-                self._print(
-                    options,
-                    {
-                        "slug": options["slug"],
-                        "created": False,
-                        "seed": seed,
-                        "hold_minutes": hold_minutes,
-                        "keywords": list(frame.keywords),
-                        **plan.to_dict(),
-                        "warnings": plan_warnings(plan=plan, frame=frame, sample=sample),
-                    },
-                )
+                self._dry_run(options, codebook, frame, sample, hold_minutes)
                 return
             study, batch = study_create(
                 slug=options["slug"],
@@ -228,6 +208,30 @@ class Command(BaseCommand):
                 "sample_size": batch.sample_size,
                 "strata": batch.strata,
                 "warnings": sample_warnings(sample, batch.frame_size),
+            },
+        )
+
+    def _dry_run(self, options, codebook, frame, sample, hold_minutes: int) -> None:
+        """Check the study's kind and print the sample it would draw; write nothing."""
+        study_kind_check(
+            kind=options["kind"],
+            codebook=codebook,
+            codes_shared=options["codes_shared"],
+            dimension_names=_split(options["dimension_names"]),
+            dimension_keys=_split(options["dimensions"]),
+        )
+        seed = new_seed() if options["seed"] is None else options["seed"]
+        plan = study_sample_preview(frame=frame, sample=sample, seed=seed)
+        self._print(
+            options,
+            {
+                "slug": options["slug"],
+                "created": False,
+                "seed": seed,
+                "hold_minutes": hold_minutes,
+                "keywords": list(frame.keywords),
+                **plan.to_dict(),
+                "warnings": plan_warnings(plan=plan, frame=frame, sample=sample),
             },
         )
 

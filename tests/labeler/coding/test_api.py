@@ -12,7 +12,6 @@ from taxonomy.models import Codebook
 from tests.labeler.calls import assert_error, client_for, next_item
 from tests.labeler.factories import (
     LabellingStudyFactory,
-    OpenStudyFactory,
     StudyItemFactory,
     StudyMemberFactory,
 )
@@ -29,13 +28,9 @@ ANN_SECOND = {"root-cause": ["memory leak"], "symptom": ["oom"]}
 
 
 @pytest.fixture
-def study(annotator, lead, researcher):
-    study = OpenStudyFactory(slug="perf", overlap=2)
-    for position in range(3):
-        StudyItemFactory(study=study, position=position)
-    for user, role in ((annotator, "annotator"), (lead, "lead"), (researcher, "researcher")):
-        StudyMemberFactory(study=study, user=user, role=role)
-    return study
+def study(open_study):
+    """The study tests.labeler.role_calls's `call` and `items` work on: the open one."""
+    return open_study
 
 
 def coded(study, user, codes):
@@ -44,10 +39,10 @@ def coded(study, user, codes):
 
 
 @pytest.fixture
-def items(study, annotator, second_annotator):
-    first = coded(study, annotator, ANN_FIRST)
-    coded(study, second_annotator, ANN2_FIRST)
-    second = coded(study, annotator, ANN_SECOND)
+def items(open_study, annotator, second_annotator):
+    first = coded(open_study, annotator, ANN_FIRST)
+    coded(open_study, second_annotator, ANN2_FIRST)
+    second = coded(open_study, annotator, ANN_SECOND)
     # As tests.labeler.role_calls's `call` names them.
     return {"disputed": first.item, "final": second.item}
 
@@ -97,8 +92,8 @@ def test_codes_in_use_for_every_role(call, role, expected):
         assert body == {"only_yours": True, "results": []}
 
 
-def test_an_annotator_sees_only_their_codes_as_they_wrote_them(study, items, second_annotator):
-    body = client_for(second_annotator).get("/api/studies/perf/codes/").json()
+def test_an_annotator_sees_only_their_codes_as_they_wrote_them(open_study, items, second_annotator):
+    body = client_for(second_annotator).get("/api/studies/open/codes/").json()
     assert names(body) == [
         ("root-cause", "Memory leak", None),
         ("root-cause", "lock", None),
@@ -106,7 +101,7 @@ def test_an_annotator_sees_only_their_codes_as_they_wrote_them(study, items, sec
     ]
     # Renamed on the board since: the annotator keeps seeing what they wrote.
     Code.objects.filter(name="lock").update(name="lock contention")
-    body = client_for(second_annotator).get("/api/studies/perf/codes/?q=LOCK").json()
+    body = client_for(second_annotator).get("/api/studies/open/codes/?q=LOCK").json()
     assert names(body) == [("root-cause", "lock", None)]
 
 
@@ -119,8 +114,10 @@ def test_an_annotator_sees_only_their_codes_as_they_wrote_them(study, items, sec
     anonymous=401,
     staff=200,
 )
-def test_a_study_that_shares_codes_shows_every_code_to_its_annotators(call, study, role, expected):
-    Study.objects.filter(pk=study.pk).update(codes_shared=True)
+def test_a_study_that_shares_codes_shows_every_code_to_its_annotators(
+    call, open_study, role, expected
+):
+    Study.objects.filter(pk=open_study.pk).update(codes_shared=True)
     response = call(role, "get", "/api/studies/{slug}/codes/?dimension=root-cause&q=%20%20LEA")
     assert response.status_code == expected
     if expected == 200:
@@ -129,18 +126,18 @@ def test_a_study_that_shares_codes_shows_every_code_to_its_annotators(call, stud
         assert (body["only_yours"], names(body)) == (False, [("root-cause", "memory leak", uses)])
 
 
-def test_a_lead_who_labels_in_the_study_sees_only_their_own_codes(study, items, lead):
-    StudyMemberFactory(study=study, user=lead, role="annotator")
-    body = client_for(lead).get("/api/studies/perf/codes/").json()
+def test_a_lead_who_labels_in_the_study_sees_only_their_own_codes(open_study, items, lead):
+    StudyMemberFactory(study=open_study, user=lead, role="annotator")
+    body = client_for(lead).get("/api/studies/open/codes/").json()
     assert body == {"only_yours": True, "results": []}
 
 
-def test_the_codes_query_is_checked(study, items, lead):
+def test_the_codes_query_is_checked(open_study, items, lead):
     client = client_for(lead)
-    assert_error(client.get("/api/studies/perf/codes/?dimension=symptoms"), "dimension", "symptom")
-    assert_error(client.get("/api/studies/perf/codes/?query=x"), "query", "did you mean 'q'")
-    assert_error(client.get("/api/studies/perf/codes/?limit=0"), "limit")
-    body = client.get("/api/studies/perf/codes/?limit=2&dimension=root-cause").json()
+    assert_error(client.get("/api/studies/open/codes/?dimension=symptoms"), "dimension", "symptom")
+    assert_error(client.get("/api/studies/open/codes/?query=x"), "query", "did you mean 'q'")
+    assert_error(client.get("/api/studies/open/codes/?limit=0"), "limit")
+    body = client.get("/api/studies/open/codes/?limit=2&dimension=root-cause").json()
     assert names(body) == EVERY_CODE[:1] + EVERY_CODE[2:3]
 
 
@@ -184,7 +181,7 @@ def test_saturation_for_every_role(call, role, expected):
     }
 
 
-def test_saturation_of_one_dimension_follows_the_board(call, study):
+def test_saturation_of_one_dimension_follows_the_board(call, open_study):
     lock, cache = Code.objects.get(name="lock"), Code.objects.get(name="cache")
     Code.objects.filter(pk=lock.pk).update(merged_into=cache)
     CodeUse.objects.filter(code=lock).update(code=cache)
@@ -195,9 +192,9 @@ def test_saturation_of_one_dimension_follows_the_board(call, study):
     assert_error(response, "dimension", "did you mean 'root-cause'")
 
 
-def test_submit_takes_codes_and_every_labelling_answer_gives_them(study, annotator):
+def test_submit_takes_codes_and_every_labelling_answer_gives_them(open_study, annotator):
     client = client_for(annotator)
-    held = next_item(client).json()
+    held = next_item(client, slug="open").json()
     assert held["codes"] == {}
     url = f"/api/assignments/{held['assignment']}/submit/"
 
@@ -209,18 +206,18 @@ def test_submit_takes_codes_and_every_labelling_answer_gives_them(study, annotat
         {},
         "memo",
     )
-    previous = client.get("/api/studies/perf/previous/").json()
+    previous = client.get("/api/studies/open/previous/").json()
     assert previous["codes"] == ANN_FIRST
     assert client.get(f"/api/assignments/{held['assignment']}/").json()["codes"] == ANN_FIRST
-    listed = client.get("/api/assignments/?study=perf").json()["results"]
+    listed = client.get("/api/assignments/?study=open").json()["results"]
     assert [a["codes"] for a in listed] == [ANN_FIRST]
     history = client.get(f"/api/items/{held['item']}/history/").json()
     assert [v["codes"] for v in history] == [ANN_FIRST]
 
 
-def test_a_stale_submit_shows_the_stored_codes(study, annotator):
+def test_a_stale_submit_shows_the_stored_codes(open_study, annotator):
     client = client_for(annotator)
-    held = next_item(client).json()
+    held = next_item(client, slug="open").json()
     url = f"/api/assignments/{held['assignment']}/submit/"
     client.post(url, {"labels": {}, "codes": ANN_FIRST, "version": 0}, format="json")
     response = client.post(url, {"labels": {}, "codes": ANN_SECOND, "version": 0}, format="json")
@@ -228,9 +225,9 @@ def test_a_stale_submit_shows_the_stored_codes(study, annotator):
     assert response.json()["current"]["codes"] == ANN_FIRST
 
 
-def test_bad_codes_are_a_400_naming_the_code(study, annotator):
+def test_bad_codes_are_a_400_naming_the_code(open_study, annotator):
     client = client_for(annotator)
-    held = next_item(client).json()
+    held = next_item(client, slug="open").json()
     url = f"/api/assignments/{held['assignment']}/submit/"
     codes = {"root-cause": ["leak", "cache", "LEAK"], "symptom": ["oom"]}
     response = client.post(url, {"labels": {}, "codes": codes}, format="json")
@@ -244,9 +241,9 @@ def test_bad_codes_are_a_400_naming_the_code(study, annotator):
     ("code", "words"),
     [("leak \ud800", ["lone surrogate (\\ud800) at character 6"]), ("le\x00ak", ["NUL"])],
 )
-def test_a_code_no_database_can_hold_is_a_400_naming_it(study, annotator, code, words):
+def test_a_code_no_database_can_hold_is_a_400_naming_it(open_study, annotator, code, words):
     client = client_for(annotator)
-    held = next_item(client).json()
+    held = next_item(client, slug="open").json()
     url = f"/api/assignments/{held['assignment']}/submit/"
     body = json.dumps({"labels": {}, "codes": {"root-cause": ["cache", code]}})
 

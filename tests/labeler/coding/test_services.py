@@ -21,14 +21,6 @@ from tests.labeler.factories import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def study():
-    study = OpenStudyFactory(slug="open", overlap=2)
-    for position in range(3):
-        StudyItemFactory(study=study, position=position)
-    return study
-
-
 def board(study):
     return Board.objects.get(study=study, kind=Board.Kind.OPEN)
 
@@ -48,10 +40,10 @@ def uses(assignment):
     )
 
 
-def test_codes_become_uses_of_new_codes_and_the_version_keeps_them_as_written(study):
+def test_codes_become_uses_of_new_codes_and_the_version_keeps_them_as_written(open_study):
     alice = UserFactory()
     submitted = coded(
-        study,
+        open_study,
         alice,
         {"root-cause": ["  cache  never\tshrinks ", "Leak"], "symptom": ["OOM"]},
         note="memo: the cache holds every tensor",
@@ -71,7 +63,11 @@ def test_codes_become_uses_of_new_codes_and_the_version_keeps_them_as_written(st
         "memo: the cache holds every tensor",
     )
     code = Code.objects.get(name="Leak")
-    assert (code.board, code.created_by, code.dimension.key) == (board(study), alice, "root-cause")
+    assert (code.board, code.created_by, code.dimension.key) == (
+        board(open_study),
+        alice,
+        "root-cause",
+    )
     use = CodeUse.objects.get(written_as="OOM")
     assert (use.item_id, use.annotator, use.assignment_id) == (
         submitted.item_id,
@@ -81,14 +77,16 @@ def test_codes_become_uses_of_new_codes_and_the_version_keeps_them_as_written(st
     assert not Annotation.objects.exists()
 
 
-def test_a_written_name_counts_for_the_code_of_that_name_in_any_case_and_after_merges(study):
+def test_a_written_name_counts_for_the_code_of_that_name_in_any_case_and_after_merges(open_study):
     alice, bob = UserFactory(), UserFactory()
-    coded(study, alice, {"root-cause": ["memory leak", "mem leak"], "symptom": ["slow"]})
+    coded(open_study, alice, {"root-cause": ["memory leak", "mem leak"], "symptom": ["slow"]})
     # A lead merged "mem leak" into "memory leak" on the board.
     Code.objects.filter(name="mem leak").update(merged_into=Code.objects.get(name="memory leak"))
     CodeUse.objects.filter(written_as="mem leak").update(code=Code.objects.get(name="memory leak"))
 
-    second = coded(study, bob, {"root-cause": ["Memory LEAK", "MEM LEAK"], "symptom": ["Slow"]})
+    second = coded(
+        open_study, bob, {"root-cause": ["Memory LEAK", "MEM LEAK"], "symptom": ["Slow"]}
+    )
 
     assert uses(second) == [
         ("root-cause", "memory leak", "MEM LEAK"),
@@ -99,21 +97,21 @@ def test_a_written_name_counts_for_the_code_of_that_name_in_any_case_and_after_m
     assert second.codes == {"root-cause": ["Memory LEAK", "MEM LEAK"], "symptom": ["Slow"]}
 
 
-def test_the_same_code_name_in_two_dimensions_is_two_codes(study):
-    coded(study, UserFactory(), {"root-cause": ["memory"], "symptom": ["memory"]})
+def test_the_same_code_name_in_two_dimensions_is_two_codes(open_study):
+    coded(open_study, UserFactory(), {"root-cause": ["memory"], "symptom": ["memory"]})
     assert sorted(Code.objects.values_list("dimension__key", "name")) == [
         ("root-cause", "memory"),
         ("symptom", "memory"),
     ]
 
 
-def test_a_revision_replaces_the_uses_and_records_the_code_changes(study):
+def test_a_revision_replaces_the_uses_and_records_the_code_changes(open_study):
     alice = UserFactory()
-    first = coded(study, alice, {"root-cause": ["leak", "cache"], "symptom": ["oom"]})
+    first = coded(open_study, alice, {"root-cause": ["leak", "cache"], "symptom": ["oom"]})
     kept = CodeUse.objects.get(written_as="cache")
     # The board split "cache" off to a code of its own since: the use stays there.
     split = Code.objects.create(
-        board=board(study),
+        board=board(open_study),
         dimension=kept.code.dimension,
         name="cache growth",
         created_at=timezone.now(),
@@ -144,9 +142,9 @@ def test_a_revision_replaces_the_uses_and_records_the_code_changes(study):
     assert not Code.objects.get(name="leak").uses.exists()
 
 
-def test_a_revision_that_only_reorders_the_codes_changes_none(study):
+def test_a_revision_that_only_reorders_the_codes_changes_none(open_study):
     alice = UserFactory()
-    first = coded(study, alice, {"root-cause": ["leak", "cache"], "symptom": ["oom"]})
+    first = coded(open_study, alice, {"root-cause": ["leak", "cache"], "symptom": ["oom"]})
     before = set(CodeUse.objects.values_list("pk", flat=True))
     assignment_submit(
         assignment_id=first.pk,
@@ -181,9 +179,9 @@ def test_a_required_dimension_takes_a_category_or_a_code():
     assert list(Annotation.objects.values_list("dimension__key", flat=True)) == ["impact"]
 
 
-def test_bad_labels_and_bad_codes_are_refused_together_and_nothing_is_stored(study):
+def test_bad_labels_and_bad_codes_are_refused_together_and_nothing_is_stored(open_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=open_study, user=alice)
     with pytest.raises(ValidationError) as refused:
         assignment_submit(
             assignment_id=held.pk,
@@ -218,11 +216,11 @@ def test_a_closed_study_refuses_codes_naming_them():
     assert not AnnotationVersion.objects.exists()
 
 
-def test_a_frozen_board_refuses_changed_codes_but_not_a_revision_keeping_them(study):
+def test_a_frozen_board_refuses_changed_codes_but_not_a_revision_keeping_them(open_study):
     alice = UserFactory()
-    first = coded(study, alice, {"root-cause": ["leak"], "symptom": ["oom"]})
+    first = coded(open_study, alice, {"root-cause": ["leak"], "symptom": ["oom"]})
     frozen = Codebook.objects.create(key="open-sorted", version="1", name="Sorted")
-    Board.objects.filter(study=study).update(frozen_into=frozen, frozen_at=timezone.now())
+    Board.objects.filter(study=open_study).update(frozen_into=frozen, frozen_at=timezone.now())
 
     with pytest.raises(ValidationError) as refused:
         assignment_submit(
@@ -246,16 +244,16 @@ def test_a_frozen_board_refuses_changed_codes_but_not_a_revision_keeping_them(st
     assert kept.version == 2
 
 
-def test_an_open_study_takes_no_automatic_decision_and_its_items_stay_revisable(study):
+def test_an_open_study_takes_no_automatic_decision_and_its_items_stay_revisable(open_study):
     alice, bob = UserFactory(), UserFactory()
-    first = coded(study, alice, {"root-cause": ["leak"], "symptom": ["oom"]})
-    coded(study, bob, {"root-cause": ["leak"], "symptom": ["oom"]})
+    first = coded(open_study, alice, {"root-cause": ["leak"], "symptom": ["oom"]})
+    coded(open_study, bob, {"root-cause": ["leak"], "symptom": ["oom"]})
     item = first.item
     item.refresh_from_db()
     assert (item.submitted, item.adjudicated_at) == (2, None)
     assert not item.final_labels.exists()
 
-    assert study_majority_set(study=study, majority="auto") == 0
+    assert study_majority_set(study=open_study, majority="auto") == 0
     revised = assignment_submit(
         assignment_id=first.pk,
         user=alice,

@@ -13,23 +13,11 @@ from labeler.models import Board, Study
 from taxonomy.models import Codebook
 from tests.labeler.factories import (
     LabellingStudyFactory,
-    OpenStudyFactory,
-    StudyItemFactory,
     StudyMemberFactory,
 )
 from tests.labeler.labelling.test_views import label_config
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def study(annotator, lead, researcher):
-    study = OpenStudyFactory(slug="open", name="Open round", overlap=2)
-    for position in range(3):
-        StudyItemFactory(study=study, position=position)
-    for user, role in ((annotator, "annotator"), (lead, "lead"), (researcher, "researcher")):
-        StudyMemberFactory(study=study, user=user, role=role)
-    return study
 
 
 def coded(study, user, root_causes, note=""):
@@ -38,7 +26,7 @@ def coded(study, user, root_causes, note=""):
     return assignment_submit(assignment_id=held.pk, user=user, labels={}, codes=codes, note=note)
 
 
-def test_the_label_page_of_an_open_study_writes_codes_and_a_memo(client, study, annotator):
+def test_the_label_page_of_an_open_study_writes_codes_and_a_memo(client, open_study, annotator):
     client.force_login(annotator)
     html = client.get("/studies/open/label/").content.decode()
     config = label_config(html)
@@ -77,11 +65,11 @@ def saturation_rows(html):
     ("role", "names"), [("lead", ["ann", "ann2"]), ("researcher", ["A1", "A2"])]
 )
 def test_leads_and_researchers_see_the_saturation_chart_with_its_table(
-    client, request, study, annotator, second_annotator, role, names
+    client, request, open_study, annotator, second_annotator, role, names
 ):
-    coded(study, annotator, ["leak", "cache"])
-    coded(study, second_annotator, ["leak"])
-    coded(study, annotator, ["lock"])
+    coded(open_study, annotator, ["leak", "cache"])
+    coded(open_study, second_annotator, ["leak"])
+    coded(open_study, annotator, ["lock"])
     client.force_login(request.getfixturevalue(role))
 
     html = client.get("/studies/open/").content.decode()
@@ -97,8 +85,8 @@ def test_leads_and_researchers_see_the_saturation_chart_with_its_table(
     assert rows == [["1", "3", "3", "2"], ["2", "4", "4", "—"]]
 
 
-def test_annotators_see_how_the_round_runs_but_no_saturation(client, study, annotator):
-    coded(study, annotator, ["leak"])
+def test_annotators_see_how_the_round_runs_but_no_saturation(client, open_study, annotator):
+    coded(open_study, annotator, ["leak"])
     client.force_login(annotator)
     html = client.get("/studies/open/").content.decode()
     assert 'data-testid="open-coding"' in html
@@ -130,8 +118,10 @@ def test_the_table_leaves_an_annotator_blank_past_their_reports():
     }
 
 
-def test_the_item_history_shows_the_codes_and_what_a_revision_changed(client, study, annotator):
-    first = coded(study, annotator, ["leak", "cache"], note="memo one")
+def test_the_item_history_shows_the_codes_and_what_a_revision_changed(
+    client, open_study, annotator
+):
+    first = coded(open_study, annotator, ["leak", "cache"], note="memo one")
     assignment_submit(
         assignment_id=first.pk,
         user=annotator,
@@ -153,10 +143,10 @@ def test_the_item_history_shows_the_codes_and_what_a_revision_changed(client, st
     assert "memo one" in html
 
 
-def test_the_study_page_links_the_codebook_the_codes_were_frozen_into(client, study, lead):
+def test_the_study_page_links_the_codebook_the_codes_were_frozen_into(client, open_study, lead):
     frozen = Codebook.objects.create(key="open-sorted", version="1", name="Sorted codes")
-    Board.objects.filter(study=study).update(frozen_into=frozen, frozen_at=timezone.now())
-    Study.objects.filter(pk=study.pk).update(codes_shared=True)
+    Board.objects.filter(study=open_study).update(frozen_into=frozen, frozen_at=timezone.now())
+    Study.objects.filter(pk=open_study.pk).update(codes_shared=True)
     client.force_login(lead)
     html = client.get("/studies/open/").content.decode()
     frozen_block = html.split('data-testid="codes-frozen"')[1].split("</p>")[0]
@@ -167,7 +157,7 @@ def test_the_study_page_links_the_codebook_the_codes_were_frozen_into(client, st
 
 @pytest.mark.parametrize(("role", "board_link"), [("lead", True), ("researcher", False)])
 def test_the_analysis_page_of_an_open_study_says_where_its_result_is(
-    client, request, study, role, board_link
+    client, request, open_study, role, board_link
 ):
     """An open round has no final labels to analyse (a from-scratch codebook has no categories
     either): the page answers, and points to the saturation and the board, not a 400."""
@@ -181,7 +171,7 @@ def test_the_analysis_page_of_an_open_study_says_where_its_result_is(
     assert ('data-testid="analysis-board-link"' in html) is board_link
 
 
-def test_annotators_still_may_not_see_the_analysis_of_an_open_study(client, study, annotator):
+def test_annotators_still_may_not_see_the_analysis_of_an_open_study(client, open_study, annotator):
     client.force_login(annotator)
 
     assert client.get("/studies/open/analysis/").status_code == 403

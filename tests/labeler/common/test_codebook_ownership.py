@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.test import Client
 
-from labeler.coding.board.services import board_revision_start, theme_create
+from labeler.coding.board.boards import board_revision_start
+from labeler.coding.board.themes import theme_create
 from labeler.common.permissions import codebook_owner_of
 from labeler.common.roles import Role
 from labeler.models import Board, BoardEvent, Study

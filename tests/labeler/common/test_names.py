@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, get_resolver, reverse
 
-from labeler.coding.board.services import theme_create
+from labeler.coding.board.themes import theme_create
 from labeler.common.roles import Role
 from labeler.models import Board
 from taxonomy.models import Codebook

@@ -7,7 +7,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from labeler.coding.board.services import theme_create
+from labeler.coding.board.themes import theme_create
 from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import _FROZEN_SCHEMES, study_scheme
 from labeler.labelling import api as labelling_api

@@ -4,7 +4,8 @@ main read."""
 import pytest
 from rest_framework.test import APIClient
 
-from labeler.coding.board.services import board_revision_start, theme_create
+from labeler.coding.board.boards import board_revision_start
+from labeler.coding.board.themes import theme_create
 from labeler.common.roles import Role
 from labeler.models import Code, CodeUse, StudyMember, Theme
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items

@@ -5,18 +5,11 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from config.api import CONFLICT
-from labeler.coding.board.services import (
-    board_freeze,
-    board_revision_start,
-    board_undo,
-    code_rename,
-    code_split,
-    codes_group,
-    codes_merge,
-    theme_create,
-    theme_delete,
-    theme_update,
-)
+from labeler.coding.board.boards import board_revision_start
+from labeler.coding.board.cards import code_rename, code_split, codes_merge
+from labeler.coding.board.freeze import board_freeze
+from labeler.coding.board.themes import codes_group, theme_create, theme_delete, theme_update
+from labeler.coding.board.undo import board_undo
 from labeler.common.permissions import codebook_owner_of
 from labeler.models import Annotation, Board, Code, FinalLabel, Theme
 from taxonomy.codebook_file import codebook_yaml, parse_codebook
@@ -24,13 +17,10 @@ from taxonomy.models import Codebook
 from taxonomy.selectors import codebook_spec
 from taxonomy.services import codebook_key_give, codebook_spec_hash
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
+from tests.labeler.coding.board.changes import code
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def code(board, name) -> Code:
-    return Code.objects.get(board=board, name=name)
 
 
 @pytest.fixture

@@ -4,15 +4,12 @@ with what lies under each, its history; a card's uses; the carry-over of an open
 import pytest
 
 from labeler.adjudication.services import item_adjudicate
+from labeler.coding.board.boards import board_revision_start
+from labeler.coding.board.cards import codes_merge
+from labeler.coding.board.freeze import board_freeze
 from labeler.coding.board.selectors import board_carry_over, board_state, code_uses, theme_paths
-from labeler.coding.board.services import (
-    board_freeze,
-    board_revision_start,
-    board_undo,
-    codes_group,
-    codes_merge,
-    theme_create,
-)
+from labeler.coding.board.themes import codes_group, theme_create
+from labeler.coding.board.undo import board_undo
 from labeler.models import Code, CodeUse, Theme
 from tests.labeler.board_factories import code_uses as write_codes
 from tests.labeler.board_factories import items_of, open_study_with_items

@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from labeler.coding.board.services import board_freeze, codes_group, theme_create
+from labeler.coding.board.freeze import board_freeze
+from labeler.coding.board.themes import codes_group, theme_create
 from labeler.common.roles import Role
 from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.export.datasheet import TEXT_AS_IMPORTED
