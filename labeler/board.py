@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 
 from labeler.adjudication import report_ref, study_pseudonyms
@@ -150,6 +150,29 @@ def board_header(board: Board) -> dict:
         "frozen_by": _user(board.frozen_by),
         "created_at": board.created_at,
     }
+
+
+def board_figures(*, board: Board) -> dict[str, int]:
+    """What a board holds, counted: its cards (codes after merges), the codes merged into
+    them, the cards under no category, its categories (top level, below), and the uses of its
+    codes on how many reports. Three queries whatever the board's size."""
+    figures = Code.objects.filter(board=board).aggregate(
+        cards=Count("pk", filter=Q(merged_into__isnull=True)),
+        merged=Count("pk", filter=Q(merged_into__isnull=False)),
+        ungrouped=Count("pk", filter=Q(merged_into__isnull=True, theme__isnull=True)),
+    )
+    figures.update(
+        Theme.objects.filter(board=board).aggregate(
+            categories=Count("pk", filter=Q(parent__isnull=True)),
+            sub_categories=Count("pk", filter=Q(parent__isnull=False)),
+        )
+    )
+    figures.update(
+        CodeUse.objects.filter(code__board=board).aggregate(
+            uses=Count("pk"), reports=Count("item", distinct=True)
+        )
+    )
+    return figures
 
 
 def board_get(*, pk: int) -> Board:

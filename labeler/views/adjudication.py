@@ -160,6 +160,13 @@ def study_policy(request, slug: str):
         "studies:adjudicate" if request.POST.get("back") == "queue" else "studies:detail",
         args=[study.slug],
     )
+    if study.kind == Study.Kind.OPEN:
+        messages.error(
+            request,
+            f"{study.name} is an open-coding round: it has no majority policy, its items are "
+            "never decided",
+        )
+        return redirect("studies:detail", study.slug)
     majority = request.POST.get("majority")
     if majority not in Study.Majority.values:
         known = ", ".join(Study.Majority.values)
