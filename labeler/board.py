@@ -20,7 +20,16 @@ from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 
 from labeler.adjudication import report_ref, study_pseudonyms
-from labeler.models import Board, BoardEvent, Code, CodeUse, DisagreementReason, StudyItem, Theme
+from labeler.models import (
+    Board,
+    BoardEvent,
+    Code,
+    CodeUse,
+    DisagreementReason,
+    FinalLabel,
+    StudyItem,
+    Theme,
+)
 from taxonomy.models import Dimension
 
 # Example reports shown on a card; the latest history entries in the board's main read.
@@ -173,6 +182,21 @@ def board_figures(*, board: Board) -> dict[str, int]:
         )
     )
     return figures
+
+
+def final_labels_on(*, board: Board, dimension_id: int, paths: list[str]) -> int:
+    """How many of the study's final labels on a dimension hold any of `paths`: on a
+    revision board, the labels its cards standing for those categories carry."""
+    if not paths:
+        return 0
+    holds = Q()
+    for path in paths:
+        holds |= Q(values__contains=[path])
+    return (
+        FinalLabel.objects.filter(item__study_id=board.study_id, dimension_id=dimension_id)
+        .filter(holds)
+        .count()
+    )
 
 
 def board_get(*, pk: int) -> Board:

@@ -29,7 +29,13 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from config.api import CONFLICT
-from labeler.board import NOT_UNDONE, board_dimensions, theme_paths, themes_in_order
+from labeler.board import (
+    NOT_UNDONE,
+    board_dimensions,
+    final_labels_on,
+    theme_paths,
+    themes_in_order,
+)
 from labeler.labels import name_normalise
 from labeler.models import Board, BoardEvent, Code, CodeUse, Study, Theme
 from labeler.permissions import codebook_key_require_addable, codebook_owner_of
@@ -207,6 +213,17 @@ def _codes_locked(*, board: Board, ids: Iterable[int], field: str) -> list[Code]
     return [found[pk] for pk in ids]
 
 
+def _categories_word(count: int) -> str:
+    return "category" if count == 1 else "categories"
+
+
+def _cards_word(board: Board, count: int) -> str:
+    """What a board's cards are called: codes, or on a revision board cards (each stands for
+    a category of the version it revises)."""
+    word = "card" if board.kind == Board.Kind.REVISION else "code"
+    return word if count == 1 else f"{word}s"
+
+
 def _code_locked(*, board: Board, code_id: int, field: str = "code") -> Code:
     return _codes_locked(board=board, ids=[code_id], field=field)[0]
 
@@ -264,14 +281,23 @@ def codes_merge(*, board: Board, code_ids: list[int], into_id: int, user) -> Cod
     CodeUse.objects.filter(pk__in=uses).update(code=target)
     # One step from any merged name to the card it counts for.
     Code.objects.filter(pk__in=[*source_ids, *aliases]).update(merged_into=target, theme=None)
-    _record(
-        board=board,
-        user=user,
-        action="merge",
-        description=f"merged {_quoted([code.name for code in sources])} into “{target.name}” "
-        f"({target.dimension.name}): {len(uses)} use{'s' if len(uses) != 1 else ''} moved",
-        change=change,
-    )
+    names = _quoted([code.name for code in sources])
+    if board.kind == Board.Kind.REVISION:
+        # A revision's cards carry the study's final labels on their categories, no uses.
+        paths = [c.source_path for c in Code.objects.filter(pk__in=[*source_ids, *aliases])]
+        labels = final_labels_on(
+            board=board, dimension_id=target.dimension_id, paths=sorted(set(paths))
+        )
+        description = (
+            f"merged {_categories_word(len(sources))} {names} into “{target.name}” "
+            f"({target.dimension.name}): {labels} final label{'s' if labels != 1 else ''} moved"
+        )
+    else:
+        description = (
+            f"merged {names} into “{target.name}” ({target.dimension.name}): "
+            f"{len(uses)} use{'s' if len(uses) != 1 else ''} moved"
+        )
+    _record(board=board, user=user, action="merge", description=description, change=change)
     return target
 
 
@@ -658,7 +684,7 @@ def theme_delete(*, board: Board, theme_id: int, user) -> None:
     if below:
         parts.append(f" and its {below} sub-categor{'ies' if below != 1 else 'y'}")
     if codes:
-        parts.append(f"; {len(codes)} code{'s' if len(codes) != 1 else ''} back to ungrouped")
+        parts.append(f"; {len(codes)} {_cards_word(board, len(codes))} back to ungrouped")
     _record(
         board=board, user=user, action="theme_delete", description="".join(parts), change=change
     )
@@ -951,8 +977,9 @@ def _freeze_spec(
         for code in ungrouped:
             by_dimension[names.get(code.dimension_id, "?")].append(code.name)
         listed = "; ".join(f"{where}: {_quoted(found)}" for where, found in by_dimension.items())
+        are = "are" if len(ungrouped) != 1 else "is"
         problems["ungrouped"].append(
-            f"{len(ungrouped)} code{'s are' if len(ungrouped) != 1 else ' is'} under no "
+            f"{len(ungrouped)} {_cards_word(board, len(ungrouped))} {are} under no "
             f"category ({listed}): group them, or freeze leaving them out"
         )
     specs = []
@@ -1070,7 +1097,8 @@ def board_freeze(
         user=user,
         action="freeze",
         description=f"froze into codebook {codebook.key} v{codebook.version}: {categories} "
-        f"categories" + (f", {left_out} codes left out" if left_out else ""),
+        f"categories"
+        + (f", {left_out} {_cards_word(board, left_out)} left out" if left_out else ""),
         created_at=now,
     )
     return codebook
