@@ -5,7 +5,7 @@
 
 import { rename, split } from "./board_codes.js";
 import { startDragCodes } from "./board_drag.js";
-import { cardWord, codeById, codesOf, countsText, frozen, shownCodes, state } from "./board_state.js";
+import { cardWord, codeById, codesOf, countsText, frozen, revision, shownCodes, state } from "./board_state.js";
 import { byId, el, plural } from "./dom.js";
 
 function revisionFacts(code) {
@@ -59,7 +59,7 @@ function codeCard(code) {
   card.append(head);
   const meta = el("div", { className: "code-meta" });
   if (code.annotators.length) meta.append(el("span", { "data-testid": "code-annotators", text: "by " + [...new Set(code.annotators)].join(", ") }), " · ");
-  if (code.merged.length) meta.append(el("span", { "data-testid": "code-merged", text: "also written as " + code.merged.join(", ") }), " · ");
+  if (code.merged.length) meta.append(el("span", { "data-testid": "code-merged", text: (revision() ? "merged into it: " : "also written as ") + code.merged.join(", ") }), " · ");
   if (code.source_path) meta.append(el("span", { text: "from " }), el("code", { text: code.source_path }), " ");
   code.examples.forEach(function (example) {
     meta.append(el("a", { href: example.url, title: example.title, text: example.report }));

@@ -9,8 +9,8 @@ import pytest
 from labeler.export.datasheet import TEXT_AS_IMPORTED
 from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.models import Study
-from labeler.roles import Role
 from labeler.permissions import codebook_owner_of
+from labeler.roles import Role
 from labeler.services.board import (
     board_freeze,
     board_revision_start,
@@ -195,9 +195,9 @@ def test_a_frozen_revision_board_offers_the_new_version_and_moving_the_labels(cl
 
     assert '<h2 data-testid="frozen-head">Frozen into ' + key + " v2.0</h2>" in html
     assert f'href="/codebooks/{key}/diff/1.0/2.0/"' in html
-    migration = html.split('data-testid="frozen-migration">')[1].split("</p>")[0]
+    migration = html.split('data-testid="frozen-migration">')[1].split("</section>")[0]
     assert "This study still labels with v1.0." in migration
-    assert 'href="/studies/closed/codebook/2.0/"' in migration
+    assert 'href="/studies/closed/codebook/2.0/" data-testid="migrate-link"' in migration
     # Nothing of an open round: no closed study over the same reports, no open round's codes.
     assert 'data-testid="closed-study-same"' not in html
     assert "open round" not in html
