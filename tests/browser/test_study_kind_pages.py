@@ -73,6 +73,10 @@ def test_an_open_rounds_page_shows_the_round_and_no_closed_study_controls(
     page.screenshot(path="test-artifacts/open-round-page.png", full_page=True)
     page.get_by_test_id("board-link").click()
     expect(page).to_have_url(re.compile(r"/studies/open/board/$"))
+    page.goto("/studies/")
+    expect(page.get_by_test_id("open-coding-badge")).to_have_text("open coding")
+    expect(page.get_by_test_id("study-list")).not_to_contain_text("vopen")
+    page.screenshot(path="test-artifacts/study-list-open-round.png")
 
 
 def sorted_board(study, lead):

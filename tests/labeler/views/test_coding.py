@@ -275,3 +275,11 @@ def test_an_open_round_takes_no_majority_policy(client, study, lead):
     assert response.redirect_chain == [("/studies/open/", 302)]
     assert "it has no majority policy" in response.content.decode()
     assert Study.objects.get(pk=study.pk).majority == study.majority
+
+
+def test_the_study_list_calls_an_open_round_open_coding_with_no_version(client, study, lead):
+    client.force_login(lead)
+    html = client.get("/studies/").content.decode()
+    row = html.split('href="/studies/open/"')[1].split("</tr>")[0]
+    assert '<span class="badge" data-testid="open-coding-badge">open coding</span></td>' in row
+    assert "vopen" not in row
