@@ -12,7 +12,11 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from labeler.adjudication.selectors import QUEUE_ORDERINGS, queue_items, study_disagreements
+from labeler.adjudication.selectors import (
+    QUEUE_ORDERINGS,
+    queue_items,
+    study_disagreements,
+)
 from labeler.adjudication.services import study_majority_set
 from labeler.common.names import reason_names
 from labeler.common.permissions import access_adjudicates, study_get_for_user
@@ -160,6 +164,13 @@ def study_policy(request, slug: str):
         "studies:adjudicate" if request.POST.get("back") == "queue" else "studies:detail",
         args=[study.slug],
     )
+    if study.kind == Study.Kind.OPEN:
+        messages.error(
+            request,
+            f"{study.name} is an open-coding round: it has no majority policy, its items are "
+            "never decided",
+        )
+        return redirect("studies:detail", study.slug)
     majority = request.POST.get("majority")
     if majority not in Study.Majority.values:
         known = ", ".join(Study.Majority.values)

@@ -3,6 +3,7 @@ saturation (chart, table and CSV) for leads and researchers."""
 
 from __future__ import annotations
 
+from labeler.coding.board.selectors import board_figures
 from labeler.coding.saturation import Saturation
 from labeler.coding.selectors import study_open_board, study_saturation
 from labeler.common.permissions import (
@@ -36,11 +37,14 @@ def saturation_table(found: Saturation) -> dict:
 
 
 def open_coding_context(*, study: Study, access: StudyAccess) -> dict:
-    """`open_coding` for the study page of an open study; nothing for a closed one."""
+    """`open_coding` for the study page of an open study; nothing for a closed one. The
+    board's figures (codes, cards, categories) and the saturation count every annotator's
+    codes: shown only to whoever may read them all."""
     if study.kind != Study.Kind.OPEN:
         return {}
+    board = study_open_board(study_id=study.pk)
     block = {
-        "board": study_open_board(study_id=study.pk),
+        "board": board,
         "shared": study.codes_shared,
         "categories": Category.objects.filter(dimension__studies=study).exists(),
     }
@@ -52,4 +56,6 @@ def open_coding_context(*, study: Study, access: StudyAccess) -> dict:
         ).saturation
         block["saturation"] = saturation_table(found)
         block["pseudonyms"] = not access_sees_annotator_names(access)
+        if board is not None:
+            block["figures"] = board_figures(board=board)
     return {"open_coding": block}

@@ -17,28 +17,36 @@ from labeler.models import Assignment, CodebookMigration, DisagreementReason, St
 from taxonomy.models import Category, Dimension
 
 
-def study_pseudonyms(*, study: Study) -> dict[int, str]:
-    """A1, A2, … by user id, in the order of each annotator's first submission in the study."""
-    firsts = (
+def _submitters(study: Study) -> list[tuple[int, str]]:
+    """(user id, username) of everyone who submitted in the study, in the order of their first
+    submission: one query."""
+    return list(
         Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
         .values("annotator")
         .annotate(first=Min("submitted_at"))
         .order_by("first", "annotator")
-        .values_list("annotator", flat=True)
+        .values_list("annotator", "annotator__username")
     )
-    return {user_id: f"A{number}" for number, user_id in enumerate(firsts, start=1)}
+
+
+def study_pseudonyms(*, study: Study) -> dict[int, str]:
+    """A1, A2, … by user id, in the order of each annotator's first submission in the study."""
+    return {pk: f"A{number}" for number, (pk, _) in enumerate(_submitters(study), start=1)}
 
 
 def annotator_names(*, study: Study, real_names: bool, user_ids=()) -> dict[int, str]:
-    """User id -> name of everyone who submitted in the study (and of `user_ids`, who may not
-    have yet): the study's pseudonym, or the username when real names are asked for; in the
-    order of first submission."""
-    pseudonyms = study_pseudonyms(study=study)
+    """User id -> name of everyone who submitted in the study (and, with real names, of
+    `user_ids`, who may not have yet): the study's pseudonym, or the username when real names
+    are asked for; in the order of first submission. One query (two when `user_ids` holds
+    someone who has not submitted)."""
     if not real_names:
-        return pseudonyms
-    wanted = [*pseudonyms, *(pk for pk in user_ids if pk not in pseudonyms)]
-    usernames = dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
-    return {pk: usernames[pk] for pk in wanted if pk in usernames}
+        return study_pseudonyms(study=study)
+    names = dict(_submitters(study))
+    missing = [pk for pk in user_ids if pk not in names]
+    if missing:
+        users = get_user_model().objects.filter(pk__in=missing)
+        names.update(users.values_list("pk", "username"))
+    return names
 
 
 def annotator_namer(*, study: Study, user, access: StudyAccess):

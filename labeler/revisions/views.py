@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from labeler.common.permissions import study_get_for_user
 from labeler.common.views import require_lead
+from labeler.models import Study
 from labeler.revisions.selectors import study_codebook_migration_plan
 from labeler.revisions.services import COUNTS, study_codebook_migrate
 from taxonomy.models import Codebook
@@ -23,6 +24,12 @@ def codebook_migration_page(request, slug: str, version: str):
     study.codebook = source
     target = get_object_or_404(Codebook, key=source.key, version=version)
     context = {"study": study, "source": source, "target": target}
+    if study.kind == Study.Kind.OPEN:
+        context["errors"] = [
+            f"{study.name} is an open-coding round: it has no labels to move to another "
+            "version; its code board freezes into a version that a closed study labels with"
+        ]
+        return render(request, "labeler/codebook_migration.html", context, status=400)
     try:
         if request.method == "POST":
             outcome = study_codebook_migrate(study=study, codebook=target, user=request.user)

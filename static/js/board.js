@@ -89,7 +89,7 @@ const KEYS = {
 
 function onKey(event) {
   if (!state.board || !state.board.board || event.altKey || event.metaKey || event.ctrlKey) return;
-  if (byId("dialog").open) return;
+  if (document.querySelector("dialog[open]")) return;
   const target = event.target;
   if (target.closest("input, textarea, select")) {
     if (event.key === "Escape" || (event.key === "ArrowDown" && target.id === "filter")) {

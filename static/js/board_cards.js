@@ -5,7 +5,7 @@
 
 import { rename, split } from "./board_codes.js";
 import { startDragCodes } from "./board_drag.js";
-import { codeById, codesOf, countsText, frozen, shownCodes, state } from "./board_state.js";
+import { cardWord, codeById, codesOf, countsText, frozen, revision, shownCodes, state } from "./board_state.js";
 import { byId, el, plural } from "./dom.js";
 
 function revisionFacts(code) {
@@ -59,7 +59,7 @@ function codeCard(code) {
   card.append(head);
   const meta = el("div", { className: "code-meta" });
   if (code.annotators.length) meta.append(el("span", { "data-testid": "code-annotators", text: "by " + [...new Set(code.annotators)].join(", ") }), " · ");
-  if (code.merged.length) meta.append(el("span", { "data-testid": "code-merged", text: "also written as " + code.merged.join(", ") }), " · ");
+  if (code.merged.length) meta.append(el("span", { "data-testid": "code-merged", text: (revision() ? "merged into it: " : "also written as ") + code.merged.join(", ") }), " · ");
   if (code.source_path) meta.append(el("span", { text: "from " }), el("code", { text: code.source_path }), " ");
   code.examples.forEach(function (example) {
     meta.append(el("a", { href: example.url, title: example.title, text: example.report }));
@@ -76,13 +76,13 @@ export function renderCodes() {
   const hadFocus = list.contains(document.activeElement) || document.activeElement === document.body;
   const codes = shownCodes();
   list.replaceChildren(...codes.map(codeCard));
-  if (!codes.length) list.append(el("li", { className: "muted", text: codesOf(state.dimension).length ? "No code matches." : "No code yet." }));
+  if (!codes.length) list.append(el("li", { className: "muted", text: codesOf(state.dimension).length ? "No " + cardWord() + " matches." : "No " + cardWord() + " yet." }));
   const count = state.selected.size;
   if (byId("selection-count")) {
     const current = codeById(state.current);
-    byId("selection-count").textContent = count ? plural(count, "code") + " selected" : "Nothing selected.";
+    byId("selection-count").textContent = count ? plural(count, cardWord()) + " selected" : "Nothing selected.";
     byId("merge").disabled = !current || ![...state.selected].some((id) => id !== state.current);
-    byId("merge").textContent = current ? "Merge selected into “" + current.name + "” (m)" : "Merge into the current code (m)";
+    byId("merge").textContent = current ? "Merge selected into “" + current.name + "” (m)" : "Merge into the current " + cardWord() + " (m)";
   }
   if (hadFocus) focusCurrent();
 }

@@ -5,12 +5,12 @@
 import { api } from "./api.js";
 import { change, refuseFrozen, tryChange } from "./board_changes.js";
 import { field, openDialog, textInput } from "./board_dialog.js";
-import { codeById, errorText, setStatus, state, themesOf, url } from "./board_state.js";
+import { cardWord, codeById, errorText, setStatus, state, themesOf, url } from "./board_state.js";
 import { byId, el } from "./dom.js";
 
 function current() {
   const code = codeById(state.current);
-  if (!code) setStatus("No code is current: move to one with the arrows.", true);
+  if (!code) setStatus("No " + cardWord() + " is current: move to one with the arrows.", true);
   return code;
 }
 
@@ -19,7 +19,7 @@ export function merge() {
   const into = state.current;
   const codes = [...state.selected].filter((id) => id !== into);
   if (into === null || !codes.length) {
-    setStatus("Select the codes to merge with Space (or tick them), then press m on the code they merge into.", true);
+    setStatus("Select the " + cardWord() + "s to merge with Space (or tick them), then press m on the " + cardWord() + " they merge into.", true);
     return;
   }
   state.selected.clear();
@@ -96,7 +96,7 @@ export function group() {
   if (refuseFrozen()) return;
   const ids = state.selected.size ? [...state.selected] : (state.current !== null ? [state.current] : []);
   if (!ids.length) {
-    setStatus("No code to group: move to one, or select some with Space.", true);
+    setStatus("No " + cardWord() + " to group: move to one, or select some with Space.", true);
     return;
   }
   const names = ids.map((id) => codeById(id).name);

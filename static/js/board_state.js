@@ -37,6 +37,12 @@ export function revision() {
   return Boolean(state.board && state.board.board && state.board.board.kind === "revision");
 }
 
+// What the board's cards are called: codes on an open round's board; on a revision board
+// each stands for a category of the version it revises.
+export function cardWord() {
+  return revision() ? "card" : "code";
+}
+
 // A revision board's cards carry no uses: what counts there is the study's final labels.
 export function countsText(item) {
   if (revision()) return item.final_labels === undefined ? "" : plural(item.final_labels, "final label");

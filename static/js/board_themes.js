@@ -4,7 +4,7 @@
 
 import { change, refuseFrozen, tryChange } from "./board_changes.js";
 import { field, lines, openDialog, textArea, textInput } from "./board_dialog.js";
-import { descendants, state, themesOf } from "./board_state.js";
+import { cardWord, descendants, state, themesOf } from "./board_state.js";
 import { el, plural } from "./dom.js";
 
 // position: the category's place among its new siblings; null puts it last.
@@ -83,7 +83,7 @@ export function deleteTheme(theme) {
   if (refuseFrozen()) return;
   const below = descendants(theme.id).size - 1;
   openDialog("Delete “" + theme.name + "”?", [
-    el("p", { text: (below ? "It and its " + plural(below, "sub-category") + " go; " : "It goes; ") + "the codes under them go back to ungrouped. Undo brings everything back." }),
+    el("p", { text: (below ? "It and its " + plural(below, "sub-category") + " go; " : "It goes; ") + "the " + cardWord() + "s under them go back to ungrouped. Undo brings everything back." }),
   ], async function () {
     await change("DELETE", "themes/" + theme.id + "/");
   }, "Delete");

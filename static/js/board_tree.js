@@ -5,7 +5,7 @@
 import { focusCurrent, setCurrent } from "./board_cards.js";
 import { groupInto } from "./board_codes.js";
 import { CODES, THEME, dropZone, startDragCodes, startDragTheme } from "./board_drag.js";
-import { codesOf, countsText, frozen, revision, siblings, state, themeById, themesOf } from "./board_state.js";
+import { cardWord, codesOf, countsText, frozen, revision, siblings, state, themeById, themesOf } from "./board_state.js";
 import { deleteTheme, editTheme, moveTheme, newTheme } from "./board_themes.js";
 import { byId, el, plural } from "./dom.js";
 
@@ -68,7 +68,7 @@ export function renderTree() {
   const ungrouped = codesOf(state.dimension).filter((code) => code.theme === null);
   const zone = el("div", { className: "tree-node zone", "data-testid": "ungrouped-zone" },
     el("div", { className: "theme-head" }, el("span", { className: "theme-name", text: "Ungrouped" }),
-      el("span", { className: "muted small", text: plural(ungrouped.length, "code") + (ungrouped.length ? ": drop codes here to ungroup them" : "") })));
+      el("span", { className: "muted small", text: plural(ungrouped.length, cardWord()) + (ungrouped.length ? ": drop " + cardWord() + "s here to ungroup them" : "") })));
   if (ungrouped.length) zone.append(el("div", { className: "chips" }, ...ungrouped.map(chip)));
   dropZone(zone, [CODES], (codes) => codes && groupInto(codes, null));
   const themes = themesOf(state.dimension);

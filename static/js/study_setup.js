@@ -77,6 +77,27 @@ document.querySelectorAll("[data-fill-keywords]").forEach(function (button) {
   });
 });
 
+// The slug follows the name as the lead types it (as Django's slugify would make it), until
+// the lead writes a slug of their own; emptying the slug box makes it follow again. The
+// server checks the slug whatever fills it.
+const SLUG_MAX = 100;
+function slugify(text) {
+  return text.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").toLowerCase()
+    .replace(/[^\w\s-]/g, "").trim().replace(/[-\s]+/g, "-").slice(0, SLUG_MAX)
+    .replace(/^[-_]+|[-_]+$/g, "");
+}
+const nameBox = byId("id_name");
+const slugBox = byId("id_slug");
+if (nameBox && slugBox) {
+  let follows = slugBox.value === "" || slugBox.value === slugify(nameBox.value);
+  nameBox.addEventListener("input", function () {
+    if (follows) slugBox.value = slugify(nameBox.value);
+  });
+  slugBox.addEventListener("input", function () {
+    follows = slugBox.value === "";
+  });
+}
+
 const form = document.querySelector("form.setup");
 const preview = document.querySelector("[data-testid=sample-preview]");
 const confirm = document.querySelector("[data-testid=create-study], [data-testid=draw-batch]");

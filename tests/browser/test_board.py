@@ -275,10 +275,12 @@ def test_a_lead_sorts_the_codes_by_mouse_and_freezes_the_board(board_page, sign_
     # frozen, with its links.
     page.get_by_test_id("freeze-key").fill("Open Perf")
     page.get_by_test_id("freeze-submit").click()
+    page.get_by_test_id("freeze-confirm-ok").click()
     expect(page.get_by_test_id("status")).to_contain_text("key 'Open Perf' must be lowercase")
     Codebook.objects.create(key="shipped-causes", version="1", name="Shipped", content_hash="0")
     page.get_by_test_id("freeze-key").fill("shipped-causes")
     page.get_by_test_id("freeze-submit").click()
+    page.get_by_test_id("freeze-confirm-ok").click()
     expect(page.get_by_test_id("status")).to_contain_text(
         "codebook 'shipped-causes' belongs to the admins (a built-in codebook, or one loaded "
         "from a codebook file): only the admins may add a version to it"
@@ -287,6 +289,7 @@ def test_a_lead_sorts_the_codes_by_mouse_and_freezes_the_board(board_page, sign_
     page.get_by_test_id("freeze-key").fill("open-perf")
     page.get_by_test_id("freeze-name").fill("Open perf causes")
     page.get_by_test_id("freeze-submit").click()
+    page.get_by_test_id("freeze-confirm-ok").click()
     expect(page.get_by_test_id("frozen")).to_contain_text("Open perf causes (open-perf v1)")
     expect(page.get_by_test_id("undo")).to_have_count(0)
     expect(code.first.get_by_test_id("rename-button")).to_have_count(0)
@@ -370,6 +373,7 @@ def test_a_lead_revises_a_closed_studys_codebook_on_a_board(
     page.screenshot(path="test-artifacts/board-revision.png", full_page=True)
     page.get_by_test_id("freeze-version").fill("2.0")
     page.get_by_test_id("freeze-submit").click()
+    page.get_by_test_id("freeze-confirm-ok").click()
     expect(page.get_by_test_id("frozen")).to_contain_text("v2.0")
     revised = Codebook.objects.get(key=study.codebook.key, version="2.0")
     assert revised.derived_from == study.codebook

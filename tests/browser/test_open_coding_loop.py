@@ -323,6 +323,7 @@ def test_open_coding_to_a_frozen_codebook_then_labels_and_their_agreement(open_a
     lead_page.get_by_test_id("freeze-key").fill("loop-causes")
     lead_page.get_by_test_id("freeze-name").fill("Loop causes")
     lead_page.get_by_test_id("freeze-submit").click()
+    lead_page.get_by_test_id("freeze-confirm-ok").click()
     expect(lead_page.get_by_test_id("frozen")).to_contain_text("Loop causes (loop-causes v1)")
     frozen_map = Board.objects.get(study__slug="loop").frozen_map
     assert frozen_map == {

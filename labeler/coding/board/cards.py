@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from labeler.coding.board.events import Change, board_locked, event_record, quoted
+from labeler.coding.board.selectors import final_labels_on
 from labeler.common.scheme import name_normalise
 from labeler.models import Board, Code, CodeUse
 
@@ -125,14 +126,24 @@ def codes_merge(*, board: Board, code_ids: list[int], into_id: int, user) -> Cod
     CodeUse.objects.filter(pk__in=uses).update(code=target)
     # One step from any merged name to the card it counts for.
     Code.objects.filter(pk__in=[*source_ids, *aliases]).update(merged_into=target, theme=None)
-    event_record(
-        board=board,
-        user=user,
-        action="merge",
-        description=f"merged {quoted([code.name for code in sources])} into “{target.name}” "
-        f"({target.dimension.name}): {len(uses)} use{'s' if len(uses) != 1 else ''} moved",
-        change=change,
-    )
+    names = quoted([code.name for code in sources])
+    if board.kind == Board.Kind.REVISION:
+        # A revision's cards carry the study's final labels on their categories, no uses.
+        paths = [c.source_path for c in Code.objects.filter(pk__in=[*source_ids, *aliases])]
+        labels = final_labels_on(
+            board=board, dimension_id=target.dimension_id, paths=sorted(set(paths))
+        )
+        categories = "category" if len(sources) == 1 else "categories"
+        description = (
+            f"merged {categories} {names} into “{target.name}” "
+            f"({target.dimension.name}): {labels} final label{'s' if labels != 1 else ''} moved"
+        )
+    else:
+        description = (
+            f"merged {names} into “{target.name}” ({target.dimension.name}): "
+            f"{len(uses)} use{'s' if len(uses) != 1 else ''} moved"
+        )
+    event_record(board=board, user=user, action="merge", description=description, change=change)
     return target
 
 

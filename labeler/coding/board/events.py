@@ -123,6 +123,13 @@ def event_record(
     )
 
 
+def cards_word(board: Board, count: int) -> str:
+    """What a board's cards are called: codes, or on a revision board cards (each stands for
+    a category of the version it revises)."""
+    word = "card" if board.kind == Board.Kind.REVISION else "code"
+    return word if count == 1 else f"{word}s"
+
+
 def quoted(names: list[str]) -> str:
     shown = ", ".join(f"“{name}”" for name in names[:NAMED_IN_DESCRIPTION])
     more = len(names) - NAMED_IN_DESCRIPTION

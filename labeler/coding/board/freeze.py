@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from labeler.coding.board.events import board_locked, quoted
+from labeler.coding.board.events import board_locked, cards_word, quoted
 from labeler.coding.board.selectors import board_dimensions, theme_paths, themes_in_order
 from labeler.common.permissions import codebook_key_require_addable, codebook_owner_of
 from labeler.models import Board, BoardEvent, Code, Theme
@@ -49,7 +49,8 @@ def _freeze_spec(
             by_dimension[names.get(code.dimension_id, "?")].append(code.name)
         listed = "; ".join(f"{where}: {quoted(found)}" for where, found in by_dimension.items())
         problems["ungrouped"].append(
-            f"{len(ungrouped)} code{'s are' if len(ungrouped) != 1 else ' is'} under no "
+            f"{len(ungrouped)} {cards_word(board, len(ungrouped))} "
+            f"{'are' if len(ungrouped) != 1 else 'is'} under no "
             f"category ({listed}): group them, or freeze leaving them out"
         )
     specs = []
@@ -191,7 +192,8 @@ def board_freeze(
         user=user,
         action="freeze",
         description=f"froze into codebook {codebook.key} v{codebook.version}: {categories} "
-        f"categories" + (f", {left_out} codes left out" if left_out else ""),
+        f"categories"
+        + (f", {left_out} {cards_word(board, left_out)} left out" if left_out else ""),
         created_at=now,
     )
     return codebook

@@ -16,7 +16,13 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from labeler.coding.board.cards import codes_locked
-from labeler.coding.board.events import Change, board_locked, event_record, quoted
+from labeler.coding.board.events import (
+    Change,
+    board_locked,
+    cards_word,
+    event_record,
+    quoted,
+)
 from labeler.coding.board.selectors import board_dimensions
 from labeler.common.scheme import name_normalise
 from labeler.models import Board, Code, Theme
@@ -331,7 +337,7 @@ def theme_delete(*, board: Board, theme_id: int, user) -> None:
     if below:
         parts.append(f" and its {below} sub-categor{'ies' if below != 1 else 'y'}")
     if codes:
-        parts.append(f"; {len(codes)} code{'s' if len(codes) != 1 else ''} back to ungrouped")
+        parts.append(f"; {len(codes)} {cards_word(board, len(codes))} back to ungrouped")
     event_record(
         board=board, user=user, action="theme_delete", description="".join(parts), change=change
     )

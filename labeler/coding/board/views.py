@@ -48,6 +48,19 @@ BOARD_KEYS = [
     ("/", "filter the codes"),
     ("Esc", "clear the selection, close a dialog"),
 ]
+# A revision board's cards are the categories of the version it revises: a split copies one.
+REVISION_KEYS = [
+    ("↑ ↓", "move through the cards (also j, k)"),
+    ("Space", "select the current card, or unselect it"),
+    ("m", "merge the selected cards into the current one: their categories become one"),
+    ("r", "rename the current card"),
+    ("s", "split the current card: a copy of it, to put under another category"),
+    ("g", "group the selected cards (or the current one) under a category, or ungroup them"),
+    *BOARD_KEYS[6:8],
+    ("[ ]", "previous, next dimension"),
+    ("/", "filter the cards"),
+    ("Esc", "clear the selection, close a dialog"),
+]
 
 
 def _study_sorted(request, slug: str):
@@ -73,6 +86,7 @@ def board_page(request, slug: str):
     study, access = _study_sorted(request, slug)
     board = study_board_current(study=study)
     frozen = board.frozen_into if board is not None else None
+    revision = board is not None and board.kind == Board.Kind.REVISION
     api = reverse("study-board", args=[study.slug])
     config = {
         "api": api,
@@ -92,9 +106,10 @@ def board_page(request, slug: str):
             "links": new_study_links(study=study, codebook=frozen) if frozen else None,
             # A revision's key is fixed: say before the freeze when it cannot take a version.
             "freeze_refused": codebook_key_refusal(key=board.base.key, user=request.user)
-            if board is not None and not frozen and board.kind == Board.Kind.REVISION
+            if revision and not frozen
             else None,
-            "keys": BOARD_KEYS,
+            "keys": REVISION_KEYS if revision else BOARD_KEYS,
+            "card_word": "card" if revision else "code",
             "config": config,
         },
     )
@@ -158,11 +173,34 @@ def carry_over_csv(request, slug: str):
     return response
 
 
+def applying_guidelines(*, codebook: Codebook, source: Study | None) -> str:
+    """Guidelines a closed study on `codebook` starts from, for its lead to edit: how to
+    apply a frozen scheme (the open round's own guidelines were for writing codes)."""
+    where = reverse("taxonomy:codebook-detail", args=[codebook.key, codebook.version])
+    made = f", made from the codes of the open-coding study “{source.name}”" if source else ""
+    return (
+        f"Label each report with the codebook [{codebook.name} ({codebook.key} "
+        f"v{codebook.version})]({where}){made}. Its page lists every category with its "
+        "definition, criteria and examples.\n\n"
+        "- Read the report: its title and text, its comments, and its fix where it has one.\n"
+        "- For each dimension, choose the category whose definition fits what the report "
+        "shows (several only where the dimension takes several). Between two close ones, "
+        "their inclusion and exclusion criteria and their examples decide.\n"
+        "- Choose the most specific sub-category that fits; its parent category only when none "
+        "of its sub-categories does.\n"
+        "- Label what the report says, not what you guess: when it does not say enough, skip it "
+        "(not enough information) rather than choose.\n"
+        "- When no category fits, or two fit equally, say so in the note: the lead reads the "
+        "notes when revising the codebook.\n"
+    )
+
+
 def new_study_initial(request) -> dict:
     """What the new-study page starts from when a frozen board links to it: the codebook
-    version (`codebook`, `version`), and with `from` a study its user leads, that study's
-    frame, overlap and item order; `draw=same` also its sample and seed: the draw of its
-    first batch again, the same reports as long as the frame selects what it did then."""
+    version (`codebook`, `version`) with guidelines for applying it, and with `from` a study
+    its user leads, that study's frame, overlap and item order; `draw=same` also its sample
+    and seed: the draw of its first batch again, the same reports as long as the frame
+    selects what it did then."""
     query = request.GET
     initial: dict = {}
     key, version, slug = (query.get(name, "") for name in ("codebook", "version", "from"))
@@ -170,10 +208,13 @@ def new_study_initial(request) -> dict:
     codebook = None
     if codebook_key_problem(key) is None and version_problem(version) is None:
         codebook = Codebook.objects.filter(key=key, version=version).first()
+    source = Study.objects.filter(slug=slug).first() if slug_re.match(slug) else None
+    if source is not None and not study_access(user=request.user, study=source).can_lead:
+        source = None
     if codebook is not None:
         initial["codebook"] = codebook.pk
-    source = Study.objects.filter(slug=slug).first() if slug_re.match(slug) else None
-    if source is None or not study_access(user=request.user, study=source).can_lead:
+        initial["guidelines"] = applying_guidelines(codebook=codebook, source=source)
+    if source is None:
         return initial
     frame = source.frame or {}
     sampling = source.sampling or {}
@@ -192,7 +233,6 @@ def new_study_initial(request) -> dict:
             "created_to": frame.get("created_to"),
             "overlap": source.overlap,
             "item_order": source.item_order,
-            "guidelines": source.guidelines,
         }
     )
     if query.get("draw") == "same":

@@ -60,7 +60,7 @@ def label(study, user, labels):
 def ratings_of(study, names=None):
     """{dimension key: {item id: {annotator: value}}}."""
     dimensions = study_scheme(study=study).dimensions
-    names = names or annotator_names(study=study, pseudonyms=False)
+    names = names or annotator_names(study=study, real_names=True)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
     return {key: ratings.as_dict() for key, ratings in read.items()}
 
@@ -74,7 +74,7 @@ def test_every_submission_is_one_rating_per_dimension(study, people, django_asse
     held = assignment_next(study=study, user=abe)  # held: no rating
     assignment_skip(assignment_id=held.pk, user=abe, reason="cannot_judge")
 
-    names = annotator_names(study=study, pseudonyms=False)
+    names = annotator_names(study=study, real_names=True)
     dimensions = study_scheme(study=study).dimensions
     with django_assert_num_queries(1):
         read = study_ratings(study=study, dimensions=dimensions, names=names)
@@ -142,7 +142,7 @@ def test_pseudonyms_follow_the_order_of_first_submission(study, people):
         label(study, user, THREADS)
     assignment = label(study, abe, THREADS)
 
-    names = annotator_names(study=study, pseudonyms=True)
+    names = annotator_names(study=study, real_names=False)
 
     assert names == {cleo.pk: "A1", abe.pk: "A2", bea.pk: "A3"}
     assert set(ratings_of(study, names)["root-cause"][assignment.item_id]) == {"A2"}

@@ -6,10 +6,12 @@ import re
 import pytest
 from django.utils import timezone
 
+from labeler.coding.board.cards import codes_merge
+from labeler.coding.board.themes import theme_create
 from labeler.coding.saturation import Coding, saturation
 from labeler.coding.views import saturation_table
 from labeler.labelling.services import assignment_next, assignment_submit
-from labeler.models import Board, Study
+from labeler.models import Board, Code, Study
 from taxonomy.models import Codebook
 from tests.labeler.factories import (
     LabellingStudyFactory,
@@ -175,3 +177,100 @@ def test_annotators_still_may_not_see_the_analysis_of_an_open_study(client, open
     client.force_login(annotator)
 
     assert client.get("/studies/open/analysis/").status_code == 403
+
+
+def test_the_open_round_page_shows_its_board_and_none_of_a_closed_studys_controls(
+    client, open_study, lead, annotator, second_annotator
+):
+    coded(open_study, annotator, ["leak", "cache"])
+    coded(open_study, second_annotator, ["memory leak"])
+    board = Board.objects.get(study=open_study)
+    codes_merge(
+        board=board,
+        code_ids=[Code.objects.get(board=board, name="memory leak").pk],
+        into_id=Code.objects.get(board=board, name="leak").pk,
+        user=lead,
+    )
+    theme = theme_create(board=board, dimension_key="root-cause", name="Memory", user=lead)
+    theme_create(
+        board=board, dimension_key="root-cause", name="Leaks", parent_id=theme.pk, user=lead
+    )
+    client.force_login(lead)
+
+    html = client.get("/studies/open/").content.decode()
+
+    for closed_only in ('data-testid="policy"', 'data-testid="agreement-link"', "adjudicate"):
+        assert closed_only not in html
+    assert "Root cause" not in html.split('data-testid="study-coding"')[1].split("</span>")[0]
+    assert "open coding of root cause, symptom: no codebook yet" in html
+    assert "vopen" not in html
+    assert fact(html, "open-coded") == "1 of 3 reports complete · 2 of 6 codings submitted"
+    # leak, cache and slow, memory leak merged into leak; 5 uses written on 1 report.
+    assert fact(html, "open-codes") == (
+        "3 codes on the board (1 more merged into them) · 5 uses on 1 report"
+    )
+    assert fact(html, "open-categories") == (
+        "1 category with 1 sub-category · 3 codes under no category"
+    )
+    assert fact(html, "open-board-state") == "being sorted: not frozen yet"
+    assert 'href="/studies/open/board/"' in html and 'data-testid="saturation"' in html
+
+
+def fact(html, testid):
+    found = html.split(f'data-testid="{testid}">')[1].split("</dd>")[0]
+    return re.sub(r"<[^>]+>", "", found).strip()
+
+
+def test_the_open_round_page_says_what_the_codes_were_frozen_into(client, open_study, annotator):
+    frozen = Codebook.objects.create(key="open-sorted", version="1", name="Sorted codes")
+    Board.objects.filter(study=open_study).update(frozen_into=frozen, frozen_at=timezone.now())
+    client.force_login(annotator)
+    html = client.get("/studies/open/").content.decode()
+    assert fact(html, "open-board-state").startswith("frozen into codebook Sorted codes v1 on ")
+    # Annotators of a round that keeps codes apart read no figure of the others' codes.
+    assert 'data-testid="open-codes"' not in html and 'data-testid="board-link"' not in html
+
+
+def test_a_closed_study_keeps_its_policy_and_agreement(client, lead):
+    closed = LabellingStudyFactory(slug="closed")
+    StudyMemberFactory(study=closed, user=lead, role="lead")
+    client.force_login(lead)
+    html = client.get("/studies/closed/").content.decode()
+    assert 'data-testid="policy"' in html and 'data-testid="agreement-link"' in html
+    assert 'data-testid="adjudicate-link"' in html and 'data-testid="study-coding"' not in html
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "status", "says"),
+    [
+        ("get", "/studies/open/agreement/", 200, "open-coding"),
+        ("get", "/studies/open/adjudicate/", 403, "never adjudicated"),
+        ("get", "/studies/open/adjudicate/{item}/", 403, "never adjudicated"),
+        ("get", "/studies/open/codebook/1/", 400, "open-coding"),
+        ("post", "/studies/open/codebook/1/", 400, "open-coding"),
+    ],
+)
+def test_the_routes_of_a_closed_study_answer_an_open_round_with_a_reason(
+    client, open_study, lead, method, url, status, says
+):
+    Codebook.objects.create(key=open_study.codebook.key, version="1", name="Sorted")
+    client.force_login(lead)
+    response = getattr(client, method)(url.format(item=open_study.items.first().pk))
+    assert response.status_code == status
+    assert says in response.content.decode()
+
+
+def test_an_open_round_takes_no_majority_policy(client, open_study, lead):
+    client.force_login(lead)
+    response = client.post("/studies/open/policy/", {"majority": "accept"}, follow=True)
+    assert response.redirect_chain == [("/studies/open/", 302)]
+    assert "it has no majority policy" in response.content.decode()
+    assert Study.objects.get(pk=open_study.pk).majority == open_study.majority
+
+
+def test_the_study_list_calls_an_open_round_open_coding_with_no_version(client, open_study, lead):
+    client.force_login(lead)
+    html = client.get("/studies/").content.decode()
+    row = html.split('href="/studies/open/"')[1].split("</tr>")[0]
+    assert '<span class="badge" data-testid="open-coding-badge">open coding</span></td>' in row
+    assert "vopen" not in row

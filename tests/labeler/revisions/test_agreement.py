@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def ratings(study):
     dimensions = study_scheme(study=study).dimensions
-    names = annotator_names(study=study, pseudonyms=False)
+    names = annotator_names(study=study, real_names=True)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
     return {key: found.as_dict() for key, found in read.items()}
 

@@ -8,7 +8,12 @@ from config.api import CONFLICT
 from labeler.coding.board.boards import board_revision_start
 from labeler.coding.board.cards import code_rename, code_split, codes_merge
 from labeler.coding.board.freeze import board_freeze
-from labeler.coding.board.themes import codes_group, theme_create, theme_delete, theme_update
+from labeler.coding.board.themes import (
+    codes_group,
+    theme_create,
+    theme_delete,
+    theme_update,
+)
 from labeler.coding.board.undo import board_undo
 from labeler.common.permissions import codebook_owner_of
 from labeler.models import Annotation, Board, Code, FinalLabel, Theme
@@ -19,6 +24,7 @@ from taxonomy.services import codebook_key_give, codebook_spec_hash
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 from tests.labeler.coding.board.changes import code
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
+from tests.labeler.final_labels import decided_study
 
 pytestmark = pytest.mark.django_db
 
@@ -162,7 +168,7 @@ def test_the_freeze_makes_a_frozen_codebook_of_the_themes_and_records_where_code
     event = board.events.order_by("-pk").first()
     assert (event.action, event.description) == (
         "freeze",
-        "froze into codebook perf-open v1: 6 categories, 1 codes left out",
+        "froze into codebook perf-open v1: 6 categories, 1 code left out",
     )
     # The open round's codes are a record only: no label of any study comes of them.
     assert not Annotation.objects.exists()
@@ -358,3 +364,33 @@ def test_a_revision_can_leave_out_a_category_it_removes(closed_study):
         leave_out_ungrouped=True,
     )
     assert revised.mapping["impact"] == {"speed": [], "memory-use": ["memory-use"]}
+
+
+def test_a_revision_merge_counts_the_final_labels_its_categories_carry(
+    annotator, lead, researcher, make_user
+):
+    study = decided_study(
+        annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
+    )
+    codebook_key_give(key=study.codebook.key, owner=codebook_owner_of(study))
+    board = board_revision_start(study=study, user=lead)
+    cards = {
+        c.source_path: c for c in Code.objects.filter(board=board, dimension__key="root-cause")
+    }
+
+    # Final: memory/leak on one item, memory/bloat on one, threading on two.
+    codes_merge(
+        board=board, code_ids=[cards["memory/bloat"].pk], into_id=cards["memory/leak"].pk, user=lead
+    )
+    assert board.events.latest("pk").description == (
+        f"merged category “{cards['memory/bloat'].name}” into “{cards['memory/leak'].name}” "
+        "(Root cause): 1 final label moved"
+    )
+    # Merging the merged card on: its own labels and those of the card merged into it.
+    codes_merge(
+        board=board, code_ids=[cards["memory/leak"].pk], into_id=cards["threading"].pk, user=lead
+    )
+    assert board.events.latest("pk").description.endswith("(Root cause): 2 final labels moved")
+    theme = Theme.objects.get(board=board, key="threading")
+    theme_delete(board=board, theme_id=theme.pk, user=lead)
+    assert board.events.latest("pk").description.endswith("; 1 card back to ungrouped")

@@ -6,12 +6,15 @@ import io
 
 import pytest
 
+from labeler.coding.board.boards import board_revision_start
 from labeler.coding.board.freeze import board_freeze
 from labeler.coding.board.themes import codes_group, theme_create
+from labeler.common.permissions import codebook_owner_of
 from labeler.common.roles import Role
 from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.export.datasheet import TEXT_AS_IMPORTED
 from labeler.models import Study
+from taxonomy.services import codebook_key_give
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 
@@ -164,6 +167,61 @@ def test_a_frozen_board_links_to_its_codebook_and_to_a_closed_study_on_it(
     initial = response.context["form"].initial
     assert "seed" not in initial and "sample_mode" not in initial
     assert initial["repositories"] == ["octo/torch"]
+
+
+def test_a_frozen_board_says_what_it_was_frozen_into(client, people, open_board):
+    freeze(open_board, people["lead"])
+    client.force_login(people["lead"])
+    html = client.get("/studies/open/board/").content.decode()
+    assert '<h2 data-testid="frozen-head">Frozen into open-perf v1</h2>' in html
+    assert "The hierarchy as it was frozen into open-perf v1:" in html
+    assert "as it will be frozen" not in html
+    assert 'data-testid="freeze-confirm"' not in html
+
+
+def test_a_frozen_revision_board_offers_the_new_version_and_moving_the_labels(client, people):
+    study = LabellingStudyFactory(slug="closed")
+    StudyMemberFactory(study=study, user=people["lead"], role="lead")
+    codebook_key_give(key=study.codebook.key, owner=codebook_owner_of(study))
+    board = board_revision_start(study=study, user=people["lead"])
+    key = study.codebook.key
+    board_freeze(board=board, key=key, version="2.0", name="Next", user=people["lead"])
+    client.force_login(people["lead"])
+
+    html = client.get("/studies/closed/board/").content.decode()
+
+    assert '<h2 data-testid="frozen-head">Frozen into ' + key + " v2.0</h2>" in html
+    assert f'href="/codebooks/{key}/diff/1.0/2.0/"' in html
+    migration = html.split('data-testid="frozen-migration">')[1].split("</section>")[0]
+    assert "This study still labels with v1.0." in migration
+    assert 'href="/studies/closed/codebook/2.0/" data-testid="migrate-link"' in migration
+    # Nothing of an open round: no closed study over the same reports, no open round's codes.
+    assert 'data-testid="closed-study-same"' not in html
+    assert "open round" not in html
+    assert '<h2 id="codes-head">Cards</h2>' in html
+    assert "<kbd>s</kbd></dt><dd>split the current card: a copy of it" in html
+
+
+def test_a_closed_study_from_a_frozen_board_starts_from_guidelines_for_applying_it(
+    client, people, open_board
+):
+    Study.objects.filter(pk=open_board["study"].pk).update(
+        guidelines="Write a short code for what went wrong."
+    )
+    freeze(open_board, people["lead"])
+    client.force_login(people["lead"])
+
+    response = client.get("/studies/new/?codebook=open-perf&version=1&from=open&draw=same")
+
+    guidelines = response.context["form"].initial["guidelines"]
+    assert "Write a short code" not in guidelines
+    assert guidelines.startswith(
+        "Label each report with the codebook [Open perf (open-perf v1)](/codebooks/open-perf/1/)"
+        ", made from the codes of the open-coding study “Open round”."
+    )
+    assert "choose the category whose definition fits" in guidelines
+    # In the form's text box, for the lead to edit before creating the study.
+    assert "Label each report with the codebook [Open perf" in response.content.decode()
 
 
 def test_the_new_study_page_copies_only_a_study_the_user_leads(client, people, open_board):
