@@ -19,6 +19,7 @@ from labeler.permissions import access_adjudicates, study_get_for_user
 from labeler.services.adjudication import study_majority_set
 from labeler.views.agreement import reason_names
 from labeler.views.common import require_lead
+from labeler.views.labelling import _url_template
 
 LEADS_ONLY = "only the study's leads who do not label in it adjudicate"
 QUEUE_PER_PAGE = 100
@@ -104,15 +105,15 @@ def _choosable(categories, dimension) -> list:
 
 @require_GET
 def adjudication_item(request, slug: str, item_id: int):
-    """An item side by side; the page's script reads it from the adjudication API, shows the
-    report with the labelling page's report view, and sends the lead's decision."""
+    """The adjudication desk, opened on an item: the page's script reads it side by side from
+    the adjudication API, shows the report with the labelling page's report view and sends the
+    lead's decision; then it shows the next disagreement (fetched while the lead read) without
+    a page load, the address naming the item shown."""
     study, access = _study_adjudicated(request, slug)
     item = get_object_or_404(
         StudyItem.objects.select_related("report__repository"), study=study, pk=item_id
     )
     scheme = study_scheme(study=study)
-    queue = [entry.item_id for entry in study_disagreements(study=study, scheme=scheme)]
-    following = [other for other in queue if other != item.pk]
     config = {
         "item": item.pk,
         "reasons": [
@@ -132,15 +133,14 @@ def adjudication_item(request, slug: str, item_id: int):
             for dimension in scheme.dimensions
         ],
         "urls": {
-            "side": reverse("item-adjudication", args=[item.pk]),
-            "adjudicate": reverse("item-adjudicate", args=[item.pk]),
-            "reopen": reverse("item-reopen", args=[item.pk]),
-            "report": reverse("studies:item-report", args=[study.slug, item.pk]),
+            "side": _url_template("item-adjudication"),
+            "adjudicate": _url_template("item-adjudicate"),
+            "reopen": _url_template("item-reopen"),
+            "report": _url_template("studies:item-report", study.slug),
+            "page": _url_template("studies:adjudicate-item", study.slug),
+            "history": _url_template("studies:item-history", study.slug),
             "queue": reverse("studies:adjudicate", args=[study.slug]),
-            "next": reverse("studies:adjudicate-item", args=[study.slug, following[0]])
-            if following
-            else None,
-            "history": reverse("studies:item-history", args=[study.slug, item.pk]),
+            "next": reverse("study-disagreements-next", args=[study.slug]),
         },
     }
     return render(
