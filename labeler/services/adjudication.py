@@ -332,6 +332,11 @@ def _labels_changed(*, item: StudyItem, scheme: Scheme, seen: dict) -> list[dict
         item.assignments.filter(status=Assignment.Status.SUBMITTED).values_list("pk", "version")
     )
     was = {int(pk): version for pk, version in seen.get("assignments", {}).items()}
+    finals = dict(FinalLabel.objects.filter(item=item).values_list("dimension_id", "pk"))
+    seen_finals = seen.get("finals", {})
+    finals_now = {d.key: finals.get(d.pk) for d in scheme.dimensions}
+    if submitted == was and all(seen_finals.get(key) == pk for key, pk in finals_now.items()):
+        return []
     pseudonyms = study_pseudonyms(study=item.study)
     annotators = dict(item.assignments.values_list("pk", "annotator_id"))
     changes = []
@@ -362,10 +367,8 @@ def _labels_changed(*, item: StudyItem, scheme: Scheme, seen: dict) -> list[dict
                 "text": text,
             }
         )
-    finals = dict(FinalLabel.objects.filter(item=item).values_list("dimension_id", "pk"))
-    seen_finals = seen.get("finals", {})
     for dimension in scheme.dimensions:
-        now, before = finals.get(dimension.pk), seen_finals.get(dimension.key)
+        now, before = finals_now[dimension.key], seen_finals.get(dimension.key)
         if now == before:
             continue
         kind = "withdrawn" if now is None else "decided" if before is None else "replaced"
