@@ -52,6 +52,7 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/
 # Installed in the page once: times each Enter to the next item painted (see the docstring).
 MEASURE = """() => {
   const bench = { latencies: [], pressed: null };
+  performance.setResourceTimingBufferSize(100000);  // every decision's request is kept
   window.__bench = bench;
   document.addEventListener("keydown", (event) => {
     if (event.key === "Enter") bench.pressed = performance.now();

@@ -282,9 +282,9 @@ async function submit() {
     state.busy = false;
     byId("submit").disabled = false;
     if (error.status === 409 && error.body && error.body.current) {
-      // The labels changed since they were read: shown again as they are now, the lead's
-      // picks kept, the dimensions that changed marked.
-      // An answer picked on a dimension that changed is picked again: it may be gone.
+      // The labels changed since they were read: shown again as they are now, the
+      // dimensions that changed marked. The lead's rationale and reason stay; an answer picked
+      // on a changed dimension is picked again, as it may be gone.
       const changed = changedKeys(error.body.changes || []);
       changed.forEach(function (key) {
         Object.assign(choiceOf(key), { values: null, other: false });
@@ -298,19 +298,20 @@ async function submit() {
     setStatus("Not decided: " + errorText(error), true);
     return;
   }
-  state.busy = false;
   if (side.final) {
+    // Busy until the next item shows: a second Enter must not decide the final item again.
     const ref = side.report.ref;
     state.decided = true;
     try {
       await desk.next(false);
+      setStatus("Decided " + ref + ": final.");
     } catch (error) {
       setStatus("Decided " + ref + ", but the next item did not load: " + errorText(error), true);
-      return;
     }
-    setStatus("Decided " + ref + ": final.");
+    state.busy = false;
     return;
   }
+  state.busy = false;
   byId("submit").disabled = false;
   state.choices = {};
   render(side);

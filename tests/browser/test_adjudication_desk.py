@@ -150,3 +150,20 @@ def test_a_decision_on_labels_revised_meanwhile_is_refused_with_what_changed(
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("desk")).to_have_attribute("data-item", str(items[1].pk))
     assert FinalLabel.objects.get(item=first, dimension__key="root-cause").method == "adjudicated"
+
+
+def test_passing_over_an_item_keeps_it_in_the_queue(desk, sign_in, lead):
+    page, (first, second) = desk
+    sign_in(lead)
+    page.goto(f"/studies/perf/adjudicate/{first.pk}/")
+    expect(page.get_by_test_id("waiting")).to_have_text("2 waiting for a lead")
+
+    page.keyboard.press("n")
+    expect(page).to_have_url(re.compile(rf"/studies/perf/adjudicate/{second.pk}/$"))
+    expect(page.get_by_test_id("report-title")).to_have_text(second.report.title)
+    expect(page.get_by_test_id("status")).to_contain_text(f"Passed over {first.report}")
+    expect(page.get_by_test_id("waiting")).to_have_text("2 waiting for a lead")
+    # The queue comes round again to the item passed over.
+    page.keyboard.press("n")
+    expect(page.get_by_test_id("desk")).to_have_attribute("data-item", str(first.pk))
+    assert not FinalLabel.objects.filter(method="adjudicated").exists()
