@@ -1,5 +1,6 @@
-"""API of adjudication: the disagreement queue, an item side by side, a lead's decision and
-reopening, final labels and their history, the study's majority policy.
+"""API of adjudication: the disagreement queue and its next item for the adjudication desk,
+an item side by side, a lead's decision (refused when the labels changed since they were read)
+and reopening, final labels and their history, the study's majority policy.
 
 Access: labeler.common.permissions decides. A study or item in a study the user is no member of
 answers 404; what their role may not do or see, 403. Only leads who do not label in the study
@@ -14,14 +15,15 @@ from django.http import Http404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, serializers
+from rest_framework import generics, serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import IdLookupMixin, RejectUnknownFieldsMixin
+from config.api import Conflict, IdLookupMixin, RejectUnknownFieldsMixin
 from labeler.adjudication.selectors import (
     QUEUE_ORDERINGS,
+    disagreement_after,
     final_labels_visible,
     item_decisions,
     item_decisions_visible,
@@ -30,6 +32,7 @@ from labeler.adjudication.selectors import (
     study_disagreements,
 )
 from labeler.adjudication.services import (
+    LabelsChanged,
     item_adjudicate,
     item_reopen,
     open_round_refused,
@@ -187,12 +190,47 @@ class DecisionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     )
 
 
+class SeenSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    assignments = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=2**31 - 1),
+        help_text="{assignment id: version} of the submitted labels read.",
+    )
+    finals = serializers.DictField(
+        child=serializers.IntegerField(allow_null=True, min_value=1, max_value=2**63 - 1),
+        help_text="{dimension key: final label id, or null} as read.",
+    )
+
+    def validate_assignments(self, value: dict) -> dict:
+        for key in value:
+            if not key.isdigit() or len(key) > 19:
+                raise serializers.ValidationError(f"{key!r} is not an assignment id")
+        return value
+
+
 class AdjudicateSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     decisions = serializers.DictField(
         child=DecisionSerializer(),
         allow_empty=False,
         help_text="{dimension key: decision}; any of the study's dimensions.",
     )
+    seen = SeenSerializer(
+        required=False,
+        help_text="The item's labels as you read them: `seen` of the side-by-side answer. "
+        "When they changed since, the answer is 409 with `changes` (what changed) and "
+        "`current` (the item side by side now), and nothing is decided. Left out: no check.",
+    )
+
+
+class LabelsChangedSerializer(serializers.Serializer):
+    message = serializers.CharField()
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    changes = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Each change: an annotator's (annotator, change: revised, submitted or "
+        "withdrawn, seen_version, version, dimensions) or a final label's (dimension, change: "
+        "decided, withdrawn or replaced), with its text.",
+    )
+    current = serializers.DictField(help_text="The item side by side now.")
 
 
 class ItemAdjudicateView(IdLookupMixin, APIView):
@@ -204,7 +242,9 @@ class ItemAdjudicateView(IdLookupMixin, APIView):
     lookup_url_kwarg = None
     parser_classes = [JSONParser]
 
-    @extend_schema(request=AdjudicateSerializer, responses=SIDE_BY_SIDE)
+    @extend_schema(
+        request=AdjudicateSerializer, responses={**SIDE_BY_SIDE, 409: LabelsChangedSerializer}
+    )
     def post(self, request, pk):
         item, access = _item_for(request, pk)
         if not access_adjudicates(access):
@@ -212,11 +252,76 @@ class ItemAdjudicateView(IdLookupMixin, APIView):
         open_round_refused(item.study)
         body = AdjudicateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        item = item_adjudicate(
-            item_id=item.pk, user=request.user, decisions=body.validated_data["decisions"]
-        )
+        try:
+            item = item_adjudicate(
+                item_id=item.pk,
+                user=request.user,
+                decisions=body.validated_data["decisions"],
+                seen=body.validated_data.get("seen"),
+            )
+        except LabelsChanged as changed:
+            current = item_side_by_side(item=item, scheme=study_scheme(study=item.study))
+            raise Conflict(
+                str(changed),
+                fields={"seen": [str(changed)]},
+                extra={"changes": changed.changes, "current": current},
+            ) from None
         scheme = study_scheme(study=item.study)
         return Response(item_side_by_side(item=item, scheme=scheme))
+
+
+class NextQuerySerializer(NamesQuerySerializer):
+    after = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="The item you are reading: the answer is the one after it in the queue "
+        "(wrapping round to those passed over), never it. Default: the queue's head.",
+    )
+    dimension = serializers.CharField(
+        required=False, help_text="Only items this dimension is still to be decided on."
+    )
+    ordering = serializers.ChoiceField(
+        choices=QUEUE_ORDERINGS,
+        default="split",
+        help_text="As the queue's: split, -split or position.",
+    )
+
+
+class StudyDisagreementNextView(APIView):
+    """The next disagreement for a lead to decide, side by side (as the item's adjudication
+    endpoint gives it), with `queue`: how many items wait for a lead, the one asked `after`
+    included. 204 when no other item waits: the queue is done."""
+
+    @extend_schema(
+        parameters=[NextQuerySerializer],
+        responses={**SIDE_BY_SIDE, 204: None},
+    )
+    def get(self, request, slug):
+        study, access = study_get_for_user(user=request.user, slug=slug)
+        if not access_adjudicates(access):
+            raise PermissionDenied(LEADS_ONLY)
+        open_round_refused(study)
+        query = NextQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        if data["names"] == "real" and not access_sees_annotator_names(access):
+            raise PermissionDenied("only the study's leads see annotators' names")
+        scheme = study_scheme(study=study)
+        entries = study_disagreements(
+            study=study,
+            scheme=scheme,
+            dimension=_dimension_checked(study, data.get("dimension")),
+            ordering=data["ordering"],
+        )
+        entry = disagreement_after(entries=entries, after=data.get("after"))
+        if entry is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        item = StudyItem.objects.select_related("study__codebook", "report__repository").get(
+            pk=entry.item_id
+        )
+        side = item_side_by_side(item=item, scheme=scheme, real_names=data["names"] == "real")
+        return Response({**side, "queue": len(entries)})
 
 
 class ReopenSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -373,6 +478,11 @@ urlpatterns = [
         name="study-final-labels",
     ),
     path("studies/<slug:slug>/policy/", StudyPolicyView.as_view(), name="study-policy"),
+    path(
+        "studies/<slug:slug>/disagreements/next/",
+        StudyDisagreementNextView.as_view(),
+        name="study-disagreements-next",
+    ),
     path("items/<str:pk>/adjudication/", ItemAdjudicationView.as_view(), name="item-adjudication"),
     path("items/<str:pk>/adjudicate/", ItemAdjudicateView.as_view(), name="item-adjudicate"),
     path("items/<str:pk>/reopen/", ItemReopenView.as_view(), name="item-reopen"),

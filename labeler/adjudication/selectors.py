@@ -262,7 +262,11 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
     """Everything a lead needs to decide an item: each annotator's labels, note, unsure flag
     and time; per dimension the answers grouped with who gave them, whether it is disputed,
     the final label if any, and the codebook entries of the categories chosen on it; the item's
-    decision history. Annotators by pseudonym unless `real_names`."""
+    decision history. Annotators by pseudonym unless `real_names`.
+
+    `seen`: the labels' state as read now (each submitted assignment's version, each
+    dimension's final label or None); a decision sends it back, and is refused if the labels
+    changed since (labeler.adjudication.services.item_adjudicate)."""
     study = item.study
     names = annotator_names(study=study, real_names=real_names)
     submitted = list(
@@ -346,7 +350,27 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
         "annotators": annotators,
         "dimensions": dimensions,
         "history": final_history(item=item, scheme=scheme),
+        "seen": {
+            "assignments": {str(a.pk): a.version for a in submitted},
+            "finals": {
+                dimension.key: finals[dimension.pk].pk if dimension.pk in finals else None
+                for dimension in scheme.dimensions
+            },
+        },
     }
+
+
+def disagreement_after(*, entries: list[QueueEntry], after: int | None = None) -> QueueEntry | None:
+    """The queue's entry to open after item `after` (the one the lead reads): the first one
+    behind it in the queue's order, else, wrapping round, the first before it (items the lead
+    passed over); never `after` itself. Without `after`, or when it has left the queue (it was
+    decided), the queue's head."""
+    ids = [entry.item_id for entry in entries]
+    if after is None or after not in ids:
+        return entries[0] if entries else None
+    at = ids.index(after)
+    following = entries[at + 1 :] + entries[:at]
+    return following[0] if following else None
 
 
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:

@@ -28,6 +28,7 @@ from config.api import CONFLICT
 from labeler.adjudication.consensus import automatic_method
 from labeler.adjudication.selectors import items_answers
 from labeler.common.label_csv import AnnotationFileError, Problem, read_label_file
+from labeler.common.names import study_pseudonyms
 from labeler.common.scheme import (
     Scheme,
     dimension_get,
@@ -37,6 +38,8 @@ from labeler.common.scheme import (
 )
 from labeler.models import (
     AUTOMATIC_METHODS,
+    AnnotationVersion,
+    Assignment,
     DisagreementReason,
     FinalLabel,
     FinalMethod,
@@ -313,8 +316,98 @@ def _reason_check(reason, field: str) -> str:
     return reason
 
 
+class LabelsChanged(Exception):
+    """A decision on an item whose labels changed since the lead read them (`seen`, as
+    labeler.adjudication.item_side_by_side gave it): an annotator revised, submitted or gave
+    back their labels, or a dimension's final label was decided or withdrawn. `changes` says
+    which, each a dict naming the annotator (by pseudonym) or the dimension."""
+
+    def __init__(self, *, item_id: int, changes: list[dict]):
+        self.item_id = item_id
+        self.changes = changes
+        said = "; ".join(change["text"] for change in changes)
+        super().__init__(
+            f"the labels of item {item_id} changed since you read them: {said}. Nothing was "
+            "decided; read the item again"
+        )
+
+
+def _labels_changed(*, item: StudyItem, scheme: Scheme, seen: dict) -> list[dict]:
+    """What differs between the labels as the lead read them (`seen`) and as they are now;
+    the caller holds the item's row lock, which every submission takes too."""
+    submitted = dict(
+        item.assignments.filter(status=Assignment.Status.SUBMITTED).values_list("pk", "version")
+    )
+    was = {int(pk): version for pk, version in seen.get("assignments", {}).items()}
+    finals = dict(FinalLabel.objects.filter(item=item).values_list("dimension_id", "pk"))
+    seen_finals = seen.get("finals", {})
+    finals_now = {d.key: finals.get(d.pk) for d in scheme.dimensions}
+    if submitted == was and all(seen_finals.get(key) == pk for key, pk in finals_now.items()):
+        return []
+    pseudonyms = study_pseudonyms(study=item.study)
+    annotators = dict(item.assignments.values_list("pk", "annotator_id"))
+    changes = []
+    moved = {pk for pk in submitted.keys() | was.keys() if submitted.get(pk) != was.get(pk)}
+    labels_of = _version_labels(item=item, numbers={(pk, was.get(pk)) for pk in moved})
+    for pk in sorted(moved, key=lambda pk: pseudonyms.get(annotators.get(pk), "")):
+        who = pseudonyms.get(annotators.get(pk), "an annotator")
+        before = labels_of.get((pk, was.get(pk)), {})
+        after = labels_of.get((pk, None), {}) if pk in submitted else {}
+        dimensions = [
+            d.key for d in scheme.dimensions if before.get(d.key, []) != after.get(d.key, [])
+        ]
+        if pk not in submitted:
+            kind, text = "withdrawn", f"{who}'s labels were withdrawn"
+        elif pk not in was:
+            kind, text = "submitted", f"{who} submitted labels"
+        else:
+            kind = "revised"
+            text = f"{who} revised {', '.join(dimensions) or 'their labels'} (version {was[pk]}, "
+            text += f"now {submitted[pk]})"
+        changes.append(
+            {
+                "annotator": who,
+                "change": kind,
+                "seen_version": was.get(pk),
+                "version": submitted.get(pk),
+                "dimensions": dimensions,
+                "text": text,
+            }
+        )
+    for dimension in scheme.dimensions:
+        now, before = finals_now[dimension.key], seen_finals.get(dimension.key)
+        if now == before:
+            continue
+        kind = "withdrawn" if now is None else "decided" if before is None else "replaced"
+        changes.append(
+            {
+                "dimension": dimension.key,
+                "change": kind,
+                "text": f"{dimension.key}'s final label was {kind}",
+            }
+        )
+    return changes
+
+
+def _version_labels(*, item: StudyItem, numbers: set[tuple[int, int | None]]) -> dict:
+    """{(assignment, version number): labels} for the numbers given, and {(assignment,
+    None): labels now} for each assignment named, in one query."""
+    assignments = {pk for pk, _ in numbers}
+    wanted = {number for _, number in numbers if number is not None}
+    found: dict[tuple[int, int | None], dict] = {}
+    latest: dict[int, int] = {}
+    versions = AnnotationVersion.objects.filter(item=item, assignment_id__in=assignments)
+    for pk, number, labels in versions.values_list("assignment_id", "number", "labels"):
+        if number in wanted:
+            found[(pk, number)] = labels
+        if number >= latest.get(pk, -1):
+            latest[pk] = number
+            found[(pk, None)] = labels
+    return found
+
+
 @transaction.atomic
-def item_adjudicate(*, item_id: int, user, decisions: dict) -> StudyItem:
+def item_adjudicate(*, item_id: int, user, decisions: dict, seen: dict | None = None) -> StudyItem:
     """A lead's final labels for a complete item that is not final yet.
 
     `decisions`: {dimension key: {"value": path or [paths] (one of the annotators' answers or
@@ -323,6 +416,9 @@ def item_adjudicate(*, item_id: int, user, decisions: dict) -> StudyItem:
     becomes final when every dimension then has a final label. Refused, with nothing written:
     an item of an open-coding study (open_round_refused), a final item (a conflict: reopen it
     first), an item still short of annotations, and any bad decision (all reported at once).
+
+    `seen`: the labels' state the lead decided on (item_side_by_side's `seen`); when they
+    changed since, LabelsChanged says what, with nothing written. Left out: no such check.
     """
     item = _item_locked(item_id)
     open_round_refused(item.study)
@@ -336,6 +432,10 @@ def item_adjudicate(*, item_id: int, user, decisions: dict) -> StudyItem:
         )
     scheme = study_scheme(study=item.study)
     parsed = _decisions_parse(scheme=scheme, item_id=item.pk, decisions=decisions)
+    if seen is not None:
+        changes = _labels_changed(item=item, scheme=scheme, seen=seen)
+        if changes:
+            raise LabelsChanged(item_id=item.pk, changes=changes)
     state = items_answers(item_ids=[item.pk])[item.pk]
     now = timezone.now()
     replaced = [state.finals[d.dimension_id].id for d in parsed if d.dimension_id in state.finals]

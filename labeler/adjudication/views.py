@@ -12,16 +12,12 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from labeler.adjudication.selectors import (
-    QUEUE_ORDERINGS,
-    queue_items,
-    study_disagreements,
-)
+from labeler.adjudication.selectors import QUEUE_ORDERINGS, queue_items, study_disagreements
 from labeler.adjudication.services import study_majority_set
 from labeler.common.names import reason_names
 from labeler.common.permissions import access_adjudicates, study_get_for_user
 from labeler.common.scheme import study_scheme
-from labeler.common.views import require_lead
+from labeler.common.views import require_lead, url_template
 from labeler.models import Study, StudyItem
 
 LEADS_ONLY = "only the study's leads who do not label in it adjudicate"
@@ -108,15 +104,15 @@ def _choosable(categories, dimension) -> list:
 
 @require_GET
 def adjudication_item(request, slug: str, item_id: int):
-    """An item side by side; the page's script reads it from the adjudication API, shows the
-    report with the labelling page's report view, and sends the lead's decision."""
+    """The adjudication desk, opened on an item: the page's script reads it side by side from
+    the adjudication API, shows the report with the labelling page's report view and sends the
+    lead's decision; then it shows the next disagreement (fetched while the lead read) without
+    a page load, the address naming the item shown."""
     study, access = _study_adjudicated(request, slug)
     item = get_object_or_404(
         StudyItem.objects.select_related("report__repository"), study=study, pk=item_id
     )
     scheme = study_scheme(study=study)
-    queue = [entry.item_id for entry in study_disagreements(study=study, scheme=scheme)]
-    following = [other for other in queue if other != item.pk]
     config = {
         "item": item.pk,
         "reasons": [
@@ -136,15 +132,14 @@ def adjudication_item(request, slug: str, item_id: int):
             for dimension in scheme.dimensions
         ],
         "urls": {
-            "side": reverse("item-adjudication", args=[item.pk]),
-            "adjudicate": reverse("item-adjudicate", args=[item.pk]),
-            "reopen": reverse("item-reopen", args=[item.pk]),
-            "report": reverse("studies:item-report", args=[study.slug, item.pk]),
+            "side": url_template("item-adjudication"),
+            "adjudicate": url_template("item-adjudicate"),
+            "reopen": url_template("item-reopen"),
+            "report": url_template("studies:item-report", study.slug),
+            "page": url_template("studies:adjudicate-item", study.slug),
+            "history": url_template("studies:item-history", study.slug),
             "queue": reverse("studies:adjudicate", args=[study.slug]),
-            "next": reverse("studies:adjudicate-item", args=[study.slug, following[0]])
-            if following
-            else None,
-            "history": reverse("studies:item-history", args=[study.slug, item.pk]),
+            "next": reverse("study-disagreements-next", args=[study.slug]),
         },
     }
     return render(

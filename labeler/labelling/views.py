@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import CODE_MAX, CODES_PER_DIMENSION, NOTE_MAX, study_scheme
+from labeler.common.views import url_template
 from labeler.models import SkipReason, Study
 
 # The label page's shortcuts, shown in its help overlay and on the study page.
@@ -114,11 +115,11 @@ def study_label(request, slug: str):
             "next": reverse("study-next", kwargs={"slug": study.slug}),
             "progress": reverse("study-progress", kwargs={"slug": study.slug}),
             "previous": reverse("study-previous", kwargs={"slug": study.slug}),
-            "assignment": _url_template("assignment-detail"),
-            "submit": _url_template("assignment-submit"),
-            "skip": _url_template("assignment-skip"),
-            "report": _url_template("studies:item-report", study.slug),
-            "history": _url_template("studies:item-history", study.slug),
+            "assignment": url_template("assignment-detail"),
+            "submit": url_template("assignment-submit"),
+            "skip": url_template("assignment-skip"),
+            "report": url_template("studies:item-report", study.slug),
+            "history": url_template("studies:item-history", study.slug),
             "codes": reverse("study-codes", kwargs={"slug": study.slug}),
         },
         "me": request.user.get_username(),
@@ -132,9 +133,3 @@ def study_label(request, slug: str):
         "labeler/label.html",
         {"study": study, "config": config, "shortcuts": study_shortcuts(study)},
     )
-
-
-def _url_template(name: str, *args) -> str:
-    """The URL with `{id}` where the object's id goes, for the page's script to fill in."""
-    head, _, tail = reverse(name, args=[*args, 0]).rpartition("/0/")
-    return f"{head}/{{id}}/{tail}"

@@ -1,16 +1,23 @@
-// An item side by side for a lead (labeler/adjudication/views.py): every annotator's labels,
-// note, unsure flag and time; per dimension the answers and who gave them, the disputed ones
-// marked, with the codebook's entries of the categories chosen; the report beside them, in the
-// labelling page's report view. The lead decides by keyboard (see the page's key list) and the
-// decision goes to the adjudication API; then the next item of the queue opens.
+// The adjudication desk (labeler/adjudication/views.py): an item side by side for a lead, every
+// annotator's labels, note, unsure flag and time; per dimension the answers and who gave them,
+// the disputed ones marked, with the codebook's entries of the categories chosen; the report
+// beside them, in the labelling page's report view. The lead decides by keyboard (the keys are
+// shown on the page) and the decision goes to the adjudication API with the labels as read
+// (`seen`): labels changed since are refused there, and shown again with what changed. A final
+// decision shows the next disagreement, fetched while the lead read (adjudicate_desk.js).
 
 import { api } from "./api.js";
+import { createDesk } from "./adjudicate_desk.js";
 import { byId, el } from "./dom.js";
 import { renderReport } from "./report.js";
 
 const config = JSON.parse(byId("adjudicate-config").textContent);
 const REASON_KEYS = { c: "codebook_ambiguity", s: "annotator_slip", u: "report_unclear", x: "other" };
-const state = { side: null, current: 0, choices: {}, realNames: false };
+const state = { side: null, current: 0, choices: {}, realNames: false, busy: false };
+
+function urlFor(template, id) {
+  return template.replace("{id}", encodeURIComponent(String(id)));
+}
 
 function answerText(values) {
   return values.length ? values.join(", ") : "(none)";
@@ -151,6 +158,9 @@ function renderHistory(side) {
 
 function render(side) {
   state.side = side;
+  byId("item-ref").textContent = side.report.ref;
+  document.title = "Adjudicate " + side.report.ref + document.title.slice(document.title.indexOf(" · "));
+  byId("history-link").href = urlFor(config.urls.history, side.item);
   byId("state").textContent = side.final ? "final" : side.disputed.length ? "disputed on " + side.disputed.join(", ") : "waiting for final labels";
   byId("reopen").hidden = !side.final;
   byId("submit").hidden = side.final;
@@ -161,18 +171,67 @@ function render(side) {
   setCurrent(firstDisputed >= 0 ? firstDisputed : 0);
 }
 
-async function load() {
-  const url = config.urls.side + (state.realNames ? "?names=real" : "");
-  render(await api("GET", url));
+async function fetchItem(id) {
+  const names = state.realNames ? "?names=real" : "";
+  const [side, report] = await Promise.all([
+    api("GET", urlFor(config.urls.side, id) + names),
+    api("GET", urlFor(config.urls.report, id)),
+  ]);
+  return { side: side, report: report, queue: null };
 }
 
-async function loadReport() {
-  try {
-    renderReport(byId("report"), await api("GET", config.urls.report));
-  } catch (error) {
-    setStatus("The report did not load: " + error.message, true);
+async function fetchNext(afterId) {
+  const query = new URLSearchParams();
+  if (afterId !== null) query.set("after", afterId);
+  if (state.realNames) query.set("names", "real");
+  const side = await api("GET", config.urls.next + "?" + query.toString());
+  if (state.countPending && state.side && state.side.item === afterId) {
+    // The item opened by its address: how many wait is known once the next is fetched.
+    const waiting = side === null ? (state.side.final ? 0 : 1) : side.queue;
+    byId("waiting").textContent = waiting + " waiting for a lead";
+    state.countPending = false;
   }
+  if (side === null) return null;
+  const report = await api("GET", urlFor(config.urls.report, side.item));
+  return { side: side, report: report, queue: side.queue };
 }
+
+function show(entry, how) {
+  for (const id of ["side-by-side", "item-links", "desk-keys"]) byId(id).hidden = false;
+  byId("desk-empty").hidden = true;
+  byId("submit").disabled = false;
+  state.choices = {};
+  renderReport(byId("report"), entry.report);
+  render(entry.side);
+  if (how === "pop") setStatus("");
+  state.countPending = entry.queue === null;
+  if (entry.queue !== null) {
+    // Counted when it was fetched, the item just decided among them.
+    const waiting = how === "push" && state.decided ? entry.queue - 1 : entry.queue;
+    byId("waiting").textContent = waiting + " waiting for a lead";
+  }
+  state.decided = false;
+  byId("desk").dataset.item = String(entry.side.item);
+}
+
+function showEmpty() {
+  state.side = null;
+  for (const id of ["side-by-side", "item-links", "desk-keys"]) byId(id).hidden = true;
+  byId("desk-empty").hidden = false;
+  byId("item-ref").textContent = "none left";
+  byId("waiting").textContent = "0 waiting for a lead";
+  byId("desk").dataset.item = "";
+  setStatus("");
+}
+
+const desk = createDesk({
+  fetchItem: fetchItem,
+  fetchNext: fetchNext,
+  show: show,
+  showEmpty: showEmpty,
+  pageUrl: (id) => urlFor(config.urls.page, id),
+  emptyUrl: config.urls.queue,
+});
 
 function decisions() {
   const out = {};
@@ -190,31 +249,96 @@ function errorText(error) {
   return [error.message].concat(fields).join(" · ");
 }
 
+// The dimensions a refused decision's changes name, marked until the lead decides again.
+function changedKeys(changes) {
+  const keys = new Set();
+  changes.forEach(function (change) {
+    (change.dimensions || []).forEach((key) => keys.add(key));
+    if (change.dimension) keys.add(change.dimension);
+  });
+  return keys;
+}
+
+function markChanged(keys) {
+  byId("dimensions").querySelectorAll(".dimension").forEach(function (card) {
+    card.classList.toggle("changed", keys.has(card.dataset.dimension));
+  });
+}
+
 async function submit() {
+  if (state.busy || !state.side || state.side.final) return;
   const body = decisions();
   if (!Object.keys(body).length) {
     setStatus("Pick an answer first (1–9, or o for another).", true);
     return;
   }
+  state.busy = true;
+  byId("submit").disabled = true;
   setStatus("Deciding…");
+  let side;
   try {
-    const side = await api("POST", config.urls.adjudicate, { decisions: body });
-    if (side.final) {
-      setStatus("Final. Opening the next item…");
-      window.location.assign(config.urls.next || config.urls.queue);
+    side = await api("POST", urlFor(config.urls.adjudicate, state.side.item), { decisions: body, seen: state.side.seen });
+  } catch (error) {
+    state.busy = false;
+    byId("submit").disabled = false;
+    if (error.status === 409 && error.body && error.body.current) {
+      // The labels changed since they were read: shown again as they are now, the
+      // dimensions that changed marked. The lead's rationale and reason stay; an answer picked
+      // on a changed dimension is picked again, as it may be gone.
+      const changed = changedKeys(error.body.changes || []);
+      changed.forEach(function (key) {
+        Object.assign(choiceOf(key), { values: null, other: false });
+      });
+      render(error.body.current);
+      markChanged(changed);
+      if (state.realNames) rereadNames().then(() => markChanged(changed));
+      setStatus("Not decided: " + error.message, true);
       return;
     }
-    state.choices = {};
-    render(side);
-    setStatus("Decided; " + side.disputed.join(", ") + " still to decide.");
+    setStatus("Not decided: " + errorText(error), true);
+    return;
+  }
+  if (side.final) {
+    // Busy until the next item shows: a second Enter must not decide the final item again.
+    const ref = side.report.ref;
+    state.decided = true;
+    try {
+      await desk.next(false);
+      setStatus("Decided " + ref + ": final.");
+    } catch (error) {
+      setStatus("Decided " + ref + ", but the next item did not load: " + errorText(error), true);
+    }
+    state.busy = false;
+    return;
+  }
+  state.busy = false;
+  byId("submit").disabled = false;
+  state.choices = {};
+  render(side);
+  setStatus("Decided; " + side.disputed.join(", ") + " still to decide.");
+}
+
+// The item shown, read again under the names asked for; the lead's picks stay.
+async function rereadNames() {
+  const id = state.side.item;
+  const side = await api("GET", urlFor(config.urls.side, id) + (state.realNames ? "?names=real" : ""));
+  if (state.side && state.side.item === id) render(side);
+}
+
+async function passOver() {
+  if (state.busy || !state.side) return;
+  const ref = state.side.report.ref;
+  try {
+    if (!(await desk.next(true))) setStatus("No other item waits for a lead.");
+    else setStatus("Passed over " + ref + "; it stays in the queue.");
   } catch (error) {
-    setStatus(errorText(error), true);
+    setStatus("The next item did not load: " + errorText(error), true);
   }
 }
 
 async function reopen() {
   try {
-    render(await api("POST", config.urls.reopen, { rationale: byId("reopen-rationale").value }));
+    render(await api("POST", urlFor(config.urls.reopen, state.side.item), { rationale: byId("reopen-rationale").value }));
     setStatus("Reopened: the item waits for a lead again.");
   } catch (error) {
     setStatus(errorText(error), true);
@@ -260,7 +384,8 @@ document.addEventListener("keydown", function (event) {
     return;
   }
   if (inText || event.ctrlKey || target.closest("select")) return;
-  if (/^[1-9]$/.test(event.key)) pick(Number(event.key) - 1);
+  if (event.key === "n") passOver();
+  else if (/^[1-9]$/.test(event.key)) pick(Number(event.key) - 1);
   else if (event.key === "o") pickOther();
   else if (event.key === "j") setCurrent(state.current + 1);
   else if (event.key === "k") setCurrent(state.current - 1);
@@ -271,13 +396,15 @@ document.addEventListener("keydown", function (event) {
 });
 
 byId("submit").addEventListener("click", submit);
+byId("pass").addEventListener("click", passOver);
 byId("reopen-button").addEventListener("click", reopen);
 byId("names").addEventListener("click", function () {
   state.realNames = !state.realNames;
   byId("names").setAttribute("aria-pressed", String(state.realNames));
   byId("names").textContent = state.realNames ? "Show pseudonyms" : "Show names";
-  load().catch((error) => setStatus(errorText(error), true));
+  if (state.side === null) return;
+  rereadNames().catch((error) => setStatus(errorText(error), true));
+  desk.refetchAhead();
 });
 
-load().catch((error) => setStatus("The item did not load: " + errorText(error), true));
-loadReport();
+desk.open(config.item).catch((error) => setStatus("The item did not load: " + errorText(error), true));

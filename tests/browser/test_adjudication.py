@@ -75,9 +75,9 @@ def test_a_lead_adjudicates_a_disagreement_by_keyboard(
     page.screenshot(path="test-artifacts/adjudicate-item.png", full_page=True)
     page.keyboard.press("Enter")
 
-    # The item is final and the page moved on to the (now empty) queue.
+    # The item is final and the desk says that no disagreement is left.
     expect(page).to_have_url(re.compile(r"/studies/perf/adjudicate/$"))
-    expect(page.get_by_test_id("queue-empty")).to_be_visible()
+    expect(page.get_by_test_id("desk-empty")).to_be_visible()
     final = FinalLabel.objects.get(item=disputed, dimension__key="root-cause")
     assert (final.values, final.method, final.reason, final.rationale) == (
         ["threading"],

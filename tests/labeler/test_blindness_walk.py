@@ -364,6 +364,8 @@ def query_values(parameter: dict, target: Target, other) -> list[str]:
     planted = {
         "study": target.study.slug,
         "item": str(target.item.pk),
+        # The adjudication desk's next disagreement after the planted item.
+        "after": str(target.item.pk),
         "annotator": other.username,
         "dimension": "root-cause",
         "batch": "1",

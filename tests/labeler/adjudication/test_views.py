@@ -197,9 +197,12 @@ def test_side_by_side_page_carries_the_addresses_and_scheme(client, decided, lea
     config = json.loads(
         re.search(r'id="adjudicate-config" type="application/json">(.*?)</script>', html).group(1)
     )
-    assert config["urls"]["adjudicate"] == f"/api/items/{item.pk}/adjudicate/"
-    assert config["urls"]["report"] == f"/studies/perf/items/{item.pk}/report/"
-    assert config["urls"]["next"] is None  # the only item in the queue
+    assert config["item"] == item.pk
+    # Templates: the desk shows one item after another without a page load.
+    assert config["urls"]["adjudicate"] == "/api/items/{id}/adjudicate/"
+    assert config["urls"]["report"] == "/studies/perf/items/{id}/report/"
+    assert config["urls"]["page"] == "/studies/perf/adjudicate/{id}/"
+    assert config["urls"]["next"] == "/api/studies/perf/disagreements/next/"
     assert [d["key"] for d in config["dimensions"]] == ["root-cause", "impact"]
     assert {r["value"] for r in config["reasons"]} == {
         "codebook_ambiguity",
