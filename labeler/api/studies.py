@@ -38,8 +38,11 @@ from taxonomy.selectors import codebook_newest
 class StudySerializer(serializers.ModelSerializer):
     codebook = serializers.SerializerMethodField()
     dimensions = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
-    hold_timeout_seconds = serializers.SerializerMethodField()
     # Named as a create or preview body names it: one name in and out.
+    hold_minutes = serializers.SerializerMethodField(
+        help_text="A held item nobody submits returns to the pool after this many minutes "
+        "(as a create takes it)."
+    )
     sample = serializers.JSONField(
         source="sampling", read_only=True, help_text="How the first batch drew."
     )
@@ -56,7 +59,7 @@ class StudySerializer(serializers.ModelSerializer):
             "overlap",
             "guidelines",
             "item_order",
-            "hold_timeout_seconds",
+            "hold_minutes",
             "frame",
             "sample",
             "seed",
@@ -69,8 +72,10 @@ class StudySerializer(serializers.ModelSerializer):
     def get_codebook(self, study: Study) -> dict:
         return {"key": study.codebook.key, "version": study.codebook.version}
 
-    def get_hold_timeout_seconds(self, study: Study) -> int:
-        return int(study.hold_timeout.total_seconds())
+    @extend_schema_field({"type": "number"})
+    def get_hold_minutes(self, study: Study) -> int | float:
+        minutes = study.hold_timeout.total_seconds() / 60
+        return int(minutes) if minutes.is_integer() else minutes
 
 
 @extend_schema_field({"type": "string", "enum": list(StateFilter)})
