@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import NamedTuple
 
+from django.contrib.postgres.expressions import ArraySubquery
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, F, Min, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
@@ -71,19 +72,25 @@ ITEM_STATES = {
         "every annotation in, not adjudicated",
         Q(submitted__gte=F("needed"), adjudicated_at__isnull=True),
     ),
-    "adjudicated": ("final labels decided", Q(adjudicated_at__isnull=False)),
+    "final": (
+        "every dimension decided: unanimous, by majority, adjudicated or imported",
+        Q(adjudicated_at__isnull=False),
+    ),
 }
 
 
 def study_items_overview(*, study: Study, state: str | None = None) -> QuerySet[StudyItem]:
     """The study's items in hand-out order with how often each was skipped, for its leads:
-    counts only, no labels (those are on each item's history, with the blind rule). `state`
-    is a key of ITEM_STATES, or None for every item."""
+    counts only, no labels (those are on each item's history, with the blind rule), and
+    `final_methods`, how its final labels were reached (FinalMethod values, in their order;
+    empty until one is decided). `state` is a key of ITEM_STATES, or None for every item."""
+    methods = FinalLabel.objects.filter(item=OuterRef("pk")).order_by().values("method").distinct()
     items = (
         study.items.select_related("report__repository")
         .annotate(
             skipped=Count("assignments", filter=Q(assignments__status=Status.SKIPPED)),
             held=F("claimed") - F("submitted"),
+            final_methods=ArraySubquery(methods),
         )
         .order_by("position", "pk")
     )

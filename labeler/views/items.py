@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 from labeler.adjudication import annotator_namer, item_decisions, item_decisions_visible
 from labeler.label_names import LabelNames, names_as_labelled
 from labeler.labels import study_scheme
-from labeler.models import StudyItem
+from labeler.models import FinalMethod, StudyItem
 from labeler.permissions import study_get_for_user
 from labeler.selectors import (
     ITEM_STATES,
@@ -51,6 +51,10 @@ def study_items(request, slug: str):
         state = None
     items = study_items_overview(study=study, state=state)
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    for item in page.object_list:
+        # How the item became final, in FinalMethod's order: "unanimous", "majority, adjudicated".
+        item.final_how = ", ".join(m for m in FinalMethod.values if m in item.final_methods)
     counts = study_item_state_counts(study=study)
     states = [("", "all", "every item", counts["all"])] + [
         (name, name.replace("-", " "), what, counts[name])
