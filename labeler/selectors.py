@@ -362,6 +362,24 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
     )
 
 
+def study_items_open_to(*, study: Study, user) -> int:
+    """How many of the study's items are still open to `user`: those they hold, and those
+    still short of annotations, not final, that they have not taken (or only held until the
+    hold ran out). Items others hold are not counted, though some may come back."""
+    theirs = Assignment.objects.filter(item=OuterRef("pk"), annotator=user)
+    return (
+        study.items.filter(
+            Q(Exists(theirs.filter(status=Status.HELD)))
+            | (
+                Q(claimed__lt=F("needed"), adjudicated_at__isnull=True)
+                & ~Exists(theirs.exclude(status=Status.EXPIRED))
+            )
+        )
+        .order_by()
+        .count()
+    )
+
+
 NO_PSEUDONYM_YET = "(no submission yet)"
 
 

@@ -19,7 +19,12 @@ from labeler.frames import Candidates, FrameQuery, StateFilter
 from labeler.models import Study
 from labeler.permissions import study_get_for_user, user_can_create_study
 from labeler.sampling import SampleMode, SampleSpec, sample_warnings
-from labeler.selectors import progress_named, study_list_for_user, study_progress
+from labeler.selectors import (
+    progress_named,
+    study_items_open_to,
+    study_list_for_user,
+    study_progress,
+)
 from labeler.services.studies import (
     HOLD_MINUTES_MAX,
     HOLD_MINUTES_MIN,
@@ -260,6 +265,11 @@ class ProgressSerializer(serializers.Serializer):
         help_text="Every annotator for leads and researchers (counts, never labels); only "
         "yourself for everyone else.",
     )
+    open_to_you = serializers.IntegerField(
+        help_text="Items still open to you: those you hold and those you may still take "
+        "(short of annotations, not final, not taken by you). Your share of the work done is "
+        "your `submitted` out of `submitted` + `open_to_you`."
+    )
 
 
 def _frame_and_sample(data: dict) -> tuple[FrameQuery, SampleSpec]:
@@ -389,7 +399,8 @@ class StudyViewSet(
             user=request.user,
             access=access,
         )
-        return Response(ProgressSerializer(progress).data)
+        open_to_you = study_items_open_to(study=study, user=request.user)
+        return Response(ProgressSerializer({**vars(progress), "open_to_you": open_to_you}).data)
 
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     @action(detail=True, methods=["post"], filterset_class=None)

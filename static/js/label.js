@@ -116,8 +116,9 @@ async function refreshProgress() {
   }
   const mine = progress.per_annotator.find(function (row) {
     return row.username === config.me;
-  }) || { submitted: 0, held: 0 };
-  setBar("progress-mine", mine.submitted, mine.submitted + mine.held);
+  }) || { submitted: 0 };
+  // Your share of the work: what you submitted out of that and what is still open to you.
+  setBar("progress-mine", mine.submitted, mine.submitted + progress.open_to_you);
   setBar("progress-study", progress.complete_items, progress.items);
 }
 
