@@ -450,7 +450,8 @@ function openConflict(current, body) {
   labelsList(byId("conflict-theirs"), current, mine);
   labelsList(byId("conflict-mine"), mine, current);
   byId("conflict").hidden = false;
-  byId("keep-mine").focus();
+  // The safe choice is the default: a stray Enter never overwrites what was saved.
+  byId("keep-theirs").focus();
 }
 
 function closeConflict() {
