@@ -920,6 +920,26 @@ def board_revision_start(*, study: Study, user) -> Board:
 # Freeze
 
 
+# The sentence a freeze adds to the codebook's description, saying where the version was made.
+MADE_ON_OPEN_BOARD = "Made on the code board of the open-coding study “{study}”."
+REVISED_ON_BOARD = "Revised from version {version} on the revision board of the study “{study}”."
+# Those sentences as an earlier freeze wrote them: a revision replaces them with its own.
+MADE_SENTENCE = re.compile(
+    r"\s*(?:Made on the code board of the open-coding study"
+    r"|Revised from version \S+ on the revision board of the study) “[^”]*”\."
+)
+
+
+def _frozen_description(board: Board) -> str:
+    """The description of the version a board freezes into: where it was made; a revision
+    keeps its base's own words, less the sentence saying where the base was made."""
+    if board.base is None:
+        return MADE_ON_OPEN_BOARD.format(study=board.study.name)
+    made = REVISED_ON_BOARD.format(version=board.base.version, study=board.study.name)
+    kept = MADE_SENTENCE.sub("", board.base.description).strip()
+    return f"{kept} {made}" if kept else made
+
+
 def _freeze_spec(
     *, board: Board, key: str, version: str, name: str, leave_out_ungrouped: bool
 ) -> tuple[CodebookSpec, dict, list[Code], dict[int, str]]:
@@ -993,9 +1013,7 @@ def _freeze_spec(
         key=key,
         name=name,
         version=version,
-        description=base.description
-        if base is not None
-        else f"Made on the code board of the open-coding study “{board.study.name}”.",
+        description=_frozen_description(board),
         source=base.source if base is not None else "",
         dimensions=tuple(specs),
     )
