@@ -82,8 +82,9 @@ ITEM_STATES = {
 def study_items_overview(*, study: Study, state: str | None = None) -> QuerySet[StudyItem]:
     """The study's items in hand-out order with how often each was skipped, for its leads:
     counts only, no labels (those are on each item's history, with the blind rule), and
-    `final_methods`, how its final labels were reached (FinalMethod values, in their order;
-    empty until one is decided). `state` is a key of ITEM_STATES, or None for every item."""
+    `final_methods`, how its final labels were reached (FinalMethod values, each once, in no
+    set order; empty until one is decided). `state` is a key of ITEM_STATES, or None for every
+    item."""
     methods = FinalLabel.objects.filter(item=OuterRef("pk")).order_by().values("method").distinct()
     items = (
         study.items.select_related("report__repository")
