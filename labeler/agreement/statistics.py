@@ -77,6 +77,9 @@ LANDIS_KOCH = (
     (0.80, "substantial"),
     (1.00, "almost perfect"),
 )
+# Krippendorff (2004, p. 241): the lowest alpha for tentative conclusions, and for reliable data.
+ALPHA_TENTATIVE = 0.667
+ALPHA_RELIABLE = 0.800
 
 
 def top_level(value: Value) -> Value:
@@ -103,9 +106,9 @@ def alpha_band(x: float | None) -> str | None:
     """Krippendorff (2004): >= 0.800 reliable, 0.667 up to 0.800 tentative, else unreliable."""
     if x is None:
         return None
-    if x >= 0.800:
+    if x >= ALPHA_RELIABLE:
         return "reliable"
-    if x >= 0.667:
+    if x >= ALPHA_TENTATIVE:
         return "tentative"
     return "unreliable"
 

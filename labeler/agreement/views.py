@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
 from django.shortcuts import render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET
 
 from config.csp import chart_styles
 from labeler.agreement.ratings import WINDOW_MIN, agreement_not_applicable, study_agreement
+from labeler.agreement.statistics import ALPHA_RELIABLE, ALPHA_TENTATIVE, LANDIS_KOCH
 from labeler.common.names import reason_names
 from labeler.common.permissions import (
     access_figures_final_only,
@@ -37,6 +40,15 @@ TREND = (
     ("fleiss_kappa", "Fleiss' kappa"),
     ("percent_agreement", "Percent agreement"),
 )
+# The published scale each coefficient's band comes from (labeler.agreement.statistics).
+KRIPPENDORFF = "Krippendorff (2004)"
+LANDIS_AND_KOCH = "Landis and Koch (1977)"
+BAND_SCALES = {
+    "krippendorff_alpha": KRIPPENDORFF,
+    "mean_cohen_kappa": LANDIS_AND_KOCH,
+    "fleiss_kappa": LANDIS_AND_KOCH,
+    "gwet_ac1": LANDIS_AND_KOCH,
+}
 LEVEL_NAMES = {"top": "top-level categories", "path": "full categories"}
 DEFAULT_WINDOW = 20
 # The trend only draws its points: their intervals would cost a bootstrap per window.
@@ -59,6 +71,36 @@ class AgreementPageForm(forms.Form):
     pair = forms.CharField(required=False, label="Annotator pair")
 
 
+def band_legend() -> list[dict]:
+    """Each scale the bands come from: its coefficients, and its bands with their ranges."""
+    bounds = [f"{bound:.2f}" for bound, _ in LANDIS_KOCH]
+    kappa_bands = [("poor", "below 0")] + [
+        (name, f"{'0' if n == 0 else bounds[n - 1]} to {bound}")
+        for n, ((_, name), bound) in enumerate(zip(LANDIS_KOCH, bounds, strict=True))
+    ]
+    coefficients = {key: name for key, name, _ in COEFFICIENTS}
+    return [
+        {
+            "scale": scale,
+            "coefficients": [coefficients[key] for key, of in BAND_SCALES.items() if of == scale],
+            "bands": bands,
+            "note": note,
+        }
+        for scale, bands, note in (
+            (
+                KRIPPENDORFF,
+                [
+                    ("unreliable", f"below {ALPHA_TENTATIVE:.3f}"),
+                    ("tentative", f"{ALPHA_TENTATIVE:.3f} to below {ALPHA_RELIABLE:.3f}"),
+                    ("reliable", f"{ALPHA_RELIABLE:.3f} and above"),
+                ],
+                "tentative: fit for tentative conclusions only",
+            ),
+            (LANDIS_AND_KOCH, kappa_bands, "a band includes its upper bound"),
+        )
+    ]
+
+
 def _pair_key(names) -> str:
     return " / ".join(names)
 
@@ -73,6 +115,7 @@ def _coefficients(entry: dict) -> list[dict]:
                 "value": entry[key],
                 "ci": entry[ci_key] if ci_key else None,
                 "band": entry["bands"].get(key),
+                "scale": BAND_SCALES.get(key),
             }
         )
     return rows
@@ -139,6 +182,31 @@ def _trend_rows(trend: dict, dimension: str, level: str) -> list[dict]:
     return []
 
 
+def nothing_yet(*, study, sections: list[dict], final_only: bool) -> str | None:
+    """Why the page has no figure to show, or None when some dimension has a pair of ratings."""
+    if any(section["entry"]["pairable_items"] for section in sections):
+        return None
+    counts = study.items.aggregate(
+        labelled=Count("pk", filter=Q(submitted__gte=1)),
+        paired=Count("pk", filter=Q(submitted__gte=2)),
+        final=Count("pk", filter=Q(adjudicated_at__isnull=False)),
+    )
+    if final_only and not counts["final"]:
+        return (
+            "you label in this study, so its agreement counts only the final items, and no item "
+            "is final yet"
+        )
+    if not counts["labelled"]:
+        return "no annotator has submitted a label yet"
+    if not counts["paired"]:
+        labelled = counts["labelled"]
+        return (
+            f"no item has been labelled by two annotators yet ({labelled} item"
+            f"{pluralize(labelled)} labelled by one so far)"
+        )
+    return "no item you may see the figures of has been labelled by two annotators yet"
+
+
 @require_GET
 @chart_styles
 def study_agreement_page(request, slug: str):
@@ -195,6 +263,7 @@ def study_agreement_page(request, slug: str):
         {
             "study": study,
             "access": access,
+            "nothing_yet": nothing_yet(study=study, sections=sections, final_only=final_only),
             "form": form,
             "by": by,
             "window": window,
@@ -204,5 +273,6 @@ def study_agreement_page(request, slug: str):
             "trend_series": TREND,
             "reasons": reason_names(),
             "pseudonyms": pseudonyms,
+            "legend": band_legend(),
         },
     )

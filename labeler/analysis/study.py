@@ -65,7 +65,8 @@ def answers_by_dimension(rows: list[FinalLabelRow]) -> dict[str, dict[int, tuple
 
 def study_label_counts(*, scheme: Scheme, rows: list[FinalLabelRow]) -> list[dict]:
     """Per dimension of the study: the items with a final label on it, those with none chosen,
-    and each category's (and sub-category's) count and share of those items, in tree order."""
+    each category's (and sub-category's) count and share of those items, in tree order (a
+    category's count includes its sub-categories'), and `nested`: whether it has any."""
     answers = answers_by_dimension(rows)
     tables = []
     for dimension in scheme.dimensions:
@@ -79,6 +80,8 @@ def study_label_counts(*, scheme: Scheme, rows: list[FinalLabelRow]) -> list[dic
                 "dimension": dimension,
                 "items": counted["items"],
                 "none": counted["none"],
+                # A category's row counts its sub-categories' items too: shares overlap.
+                "nested": any(category.depth > 0 for category in ordered),
                 "categories": [
                     CategoryRow(
                         path=row["path"],

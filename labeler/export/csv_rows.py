@@ -259,7 +259,11 @@ def study_csv_lines(
     ]
     for n, dimension in enumerate(dimensions):
         values = F(f"final_{n}__values")
-        after_fixes += [_joined(values), _names(values, dimension), _text(F(f"final_{n}__method"))]
+        after_fixes += [
+            _joined(values),
+            _names(values, dimension),
+            *(_text(F(f"final_{n}__{field}")) for field in ("method", "reason", "rationale")),
+        ]
     columns = {
         **{f"report_{n}": cell for n, cell in enumerate(REPORT_CELLS)},
         "fixes": _fix_cells(),

@@ -141,6 +141,17 @@ OPEN_CODES = (
 )
 
 
+# Each dimension's final label: the JSON record's fields under labels.<dimension>, named as
+# its CSV columns are (the key paths are the column <dimension> itself).
+FINAL_LABEL_FIELDS = {
+    "<dimension>": "the final label's category key paths",
+    "<dimension>.names": "their names, with their parents'",
+    "<dimension>.method": "how the final label was reached (see methods)",
+    "<dimension>.reason": "adjudicated only: why the annotators disagreed, as the lead judged",
+    "<dimension>.rationale": "the rationale given with the decision (a lead's, or an import's)",
+}
+
+
 def _agreement(study, *, pseudonyms: bool, final_only: bool) -> dict:
     """The agreement table; for a study without one (open coding), why, and no dimension."""
     try:
@@ -171,6 +182,7 @@ def study_datasheet(
             "times": "ISO 8601, UTC; durations in hours",
             "text": TEXT_AS_IMPORTED,
             **({"codes": OPEN_CODES} if study.kind == Study.Kind.OPEN else {}),
+            "final_label": FINAL_LABEL_FIELDS,
             "methods": {
                 "unanimous": "every annotator gave this label",
                 "majority": "most annotators gave it and the study accepts majorities",

@@ -152,6 +152,9 @@ def datasheet_markdown(sheet: dict) -> str:
         if "codes" in composition:
             codes = composition["codes"]
             lines += [f"Codes of {codes}.", ""]
+    lines += ["Each dimension's final label (CSV columns; in JSON under `labels`):", ""]
+    lines += [f"- `{column}`: {what}" for column, what in composition["final_label"].items()]
+    lines += [""]
     lines += ["How a final label was reached:", ""]
     lines += [f"- `{method}`: {what}" for method, what in composition["methods"].items()]
     lines += [""]

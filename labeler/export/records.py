@@ -130,12 +130,12 @@ def record(row: ItemRow, dimensions: list[DimensionInfo], with_annotators: bool)
 
 @dataclass(frozen=True)
 class Columns:
-    """The CSV columns of a study's export: the report's, then three per dimension (key paths,
-    names, how reached), then with annotators, per annotator one per dimension, in an
-    open-coding study (`codes`) two more per dimension (`A1.root-cause.codes`: the codes as
-    written; `A1.root-cause.categories`: each code's category on the code board, in the same
-    order, empty where it has none), and note, unsure and seconds. The cells of a record, by
-    column, are those of `record` (values joined)."""
+    """The CSV columns of a study's export: the report's, then five per dimension (key paths,
+    names, how reached, and an adjudication's reason and rationale), then with annotators, per
+    annotator one per dimension, in an open-coding study (`codes`) two more per dimension
+    (`A1.root-cause.codes`: the codes as written; `A1.root-cause.categories`: each code's
+    category on the code board, in the same order, empty where it has none), and note, unsure
+    and seconds. The cells of a record, by column, are those of `record` (values joined)."""
 
     dimensions: tuple[str, ...]
     annotators: tuple[str, ...] | None
@@ -155,7 +155,7 @@ class Columns:
             "final",
         ]
         for key in self.dimensions:
-            names += [key, f"{key}.names", f"{key}.method"]
+            names += [key, f"{key}.names", f"{key}.method", f"{key}.reason", f"{key}.rationale"]
         for annotator in self.annotators or ():
             names += [f"{annotator}.{key}" for key in self.dimensions]
             if self.codes:

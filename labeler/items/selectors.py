@@ -3,16 +3,14 @@ with the blind rule."""
 
 from __future__ import annotations
 
-from django.db.models import Count, F, Q, QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet
 
-from labeler.common.permissions import (
-    StudyAccess,
-    studies_led_by,
-    user_is_staff,
-)
+from labeler.common.permissions import StudyAccess, studies_led_by, user_is_staff
 from labeler.models import (
     AnnotationVersion,
     Assignment,
+    FinalLabel,
     Study,
     StudyItem,
     StudyMember,
@@ -45,19 +43,26 @@ ITEM_STATES = {
         "every annotation in, not adjudicated",
         Q(submitted__gte=F("needed"), adjudicated_at__isnull=True),
     ),
-    "adjudicated": ("final labels decided", Q(adjudicated_at__isnull=False)),
+    "final": (
+        "every dimension decided: unanimous, by majority, adjudicated or imported",
+        Q(adjudicated_at__isnull=False),
+    ),
 }
 
 
 def study_items_overview(*, study: Study, state: str | None = None) -> QuerySet[StudyItem]:
     """The study's items in hand-out order with how often each was skipped, for its leads:
-    counts only, no labels (those are on each item's history, with the blind rule). `state`
-    is a key of ITEM_STATES, or None for every item."""
+    counts only, no labels (those are on each item's history, with the blind rule), and
+    `final_methods`, how its final labels were reached (FinalMethod values, each once, in no
+    set order; empty until one is decided). `state` is a key of ITEM_STATES, or None for every
+    item."""
+    methods = FinalLabel.objects.filter(item=OuterRef("pk")).order_by().values("method").distinct()
     items = (
         study.items.select_related("report__repository")
         .annotate(
             skipped=Count("assignments", filter=Q(assignments__status=Status.SKIPPED)),
             held=F("claimed") - F("submitted"),
+            final_methods=ArraySubquery(methods),
         )
         .order_by("position", "pk")
     )

@@ -22,7 +22,7 @@ from labeler.items.selectors import (
     study_item_state_counts,
     study_items_overview,
 )
-from labeler.models import StudyItem
+from labeler.models import FinalMethod, StudyItem
 from mining.selectors import report_for_reading
 from mining.serializers import ReportDetailSerializer
 from mining.tasks import report_patches_request
@@ -51,6 +51,10 @@ def study_items(request, slug: str):
         state = None
     items = study_items_overview(study=study, state=state)
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    for item in page.object_list:
+        # How the item became final, in FinalMethod's order: "unanimous", "majority, adjudicated".
+        item.final_how = ", ".join(m for m in FinalMethod.values if m in item.final_methods)
     counts = study_item_state_counts(study=study)
     states = [("", "all", "every item", counts["all"])] + [
         (name, name.replace("-", " "), what, counts[name])

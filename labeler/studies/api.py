@@ -19,7 +19,12 @@ from labeler.common.permissions import study_get_for_user, user_can_create_study
 from labeler.models import Study
 from labeler.studies.frames import Candidates, FrameQuery, StateFilter
 from labeler.studies.sampling import SampleMode, SampleSpec, sample_warnings
-from labeler.studies.selectors import progress_named, study_list_for_user, study_progress
+from labeler.studies.selectors import (
+    progress_named,
+    study_items_open_to,
+    study_list_for_user,
+    study_progress,
+)
 from labeler.studies.services import (
     HOLD_MINUTES_MAX,
     HOLD_MINUTES_MIN,
@@ -38,8 +43,11 @@ from taxonomy.selectors import codebook_newest
 class StudySerializer(serializers.ModelSerializer):
     codebook = serializers.SerializerMethodField()
     dimensions = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
-    hold_timeout_seconds = serializers.SerializerMethodField()
     # Named as a create or preview body names it: one name in and out.
+    hold_minutes = serializers.SerializerMethodField(
+        help_text="A held item nobody submits returns to the pool after this many minutes "
+        "(as a create takes it)."
+    )
     sample = serializers.JSONField(
         source="sampling", read_only=True, help_text="How the first batch drew."
     )
@@ -56,7 +64,7 @@ class StudySerializer(serializers.ModelSerializer):
             "overlap",
             "guidelines",
             "item_order",
-            "hold_timeout_seconds",
+            "hold_minutes",
             "frame",
             "sample",
             "seed",
@@ -69,8 +77,10 @@ class StudySerializer(serializers.ModelSerializer):
     def get_codebook(self, study: Study) -> dict:
         return {"key": study.codebook.key, "version": study.codebook.version}
 
-    def get_hold_timeout_seconds(self, study: Study) -> int:
-        return int(study.hold_timeout.total_seconds())
+    @extend_schema_field({"type": "number"})
+    def get_hold_minutes(self, study: Study) -> int | float:
+        minutes = study.hold_timeout.total_seconds() / 60
+        return int(minutes) if minutes.is_integer() else minutes
 
 
 @extend_schema_field({"type": "string", "enum": list(StateFilter)})
@@ -255,6 +265,11 @@ class ProgressSerializer(serializers.Serializer):
         help_text="Every annotator for leads and researchers (counts, never labels); only "
         "yourself for everyone else.",
     )
+    open_to_you = serializers.IntegerField(
+        help_text="Items still open to you: those you hold and those you may still take "
+        "(short of annotations, not final, not taken by you). Your share of the work done is "
+        "your `submitted` out of `submitted` + `open_to_you`."
+    )
 
 
 def _frame_and_sample(data: dict) -> tuple[FrameQuery, SampleSpec]:
@@ -384,7 +399,8 @@ class StudyViewSet(
             user=request.user,
             access=access,
         )
-        return Response(ProgressSerializer(progress).data)
+        open_to_you = study_items_open_to(study=study, user=request.user)
+        return Response(ProgressSerializer({**vars(progress), "open_to_you": open_to_you}).data)
 
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     @action(detail=True, methods=["post"], filterset_class=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
 
 from labeler.common.names import study_pseudonyms
 from labeler.common.permissions import StudyAccess, access_sees_annotator_names, user_is_staff
@@ -95,6 +95,24 @@ def study_progress(*, study: Study, only_user=None) -> StudyProgress:
         held=counts["held"],
         skipped=counts["skipped"],
         per_annotator=annotators,
+    )
+
+
+def study_items_open_to(*, study: Study, user) -> int:
+    """How many of the study's items are still open to `user`: those they hold, and those
+    still short of annotations, not final, that they have not taken (or only held until the
+    hold ran out). Items others hold are not counted, though some may come back."""
+    theirs = Assignment.objects.filter(item=OuterRef("pk"), annotator=user)
+    return (
+        study.items.filter(
+            Q(Exists(theirs.filter(status=Status.HELD)))
+            | (
+                Q(claimed__lt=F("needed"), adjudicated_at__isnull=True)
+                & ~Exists(theirs.exclude(status=Status.EXPIRED))
+            )
+        )
+        .order_by()
+        .count()
     )
 
 

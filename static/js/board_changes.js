@@ -49,7 +49,8 @@ export function renderHistory() {
   list.replaceChildren(...state.board.history.map(function (event) {
     const item = el("li", { className: event.undone_at ? "undone" : "", "data-testid": "history-entry" },
       el("span", { className: "muted", text: day(event.at) + " · " + (event.user || "someone") + " · " }), event.description);
-    if (event.undone_at) item.append(el("span", { className: "muted undone-by", text: " (undone by " + (event.undone_by || "someone") + ", " + day(event.undone_at) + ")" }));
+    // The space stays outside the span: an inline-block drops its own leading space.
+    if (event.undone_at) item.append(" ", el("span", { className: "muted undone-by", text: "(undone by " + (event.undone_by || "someone") + ", " + day(event.undone_at) + ")" }));
     return item;
   }));
   if (state.board.history_total > state.board.history.length) {

@@ -19,7 +19,7 @@
 //   column (a "nothing yet" row spanning the table) has no number there; on bars and heatmap
 //   cells the chart writes the cell's data-label, else its text.
 // On the figure: data-y-format (a d3 format for the value axis, e.g. ".0%"), data-x-title,
-// data-y-title.
+// data-y-title; on a heatmap data-z-min and data-z-max fix its colour range.
 //
 // A chart whose table has no number to draw says so in its place; so does a page where the
 // chart library did not load.
@@ -137,6 +137,16 @@ function barChart(figure, table) {
   };
 }
 
+// A fixed colour range (data-z-min and data-z-max on the figure, e.g. 0 to 1 for kappas), so
+// a colour means the same value on every chart; without them it runs over the data.
+function colourRange(figure) {
+  const low = Number(figure.dataset.zMin);
+  const high = Number(figure.dataset.zMax);
+  if (figure.dataset.zMin === undefined || figure.dataset.zMax === undefined) return {};
+  if (!Number.isFinite(low) || !Number.isFinite(high)) return {};
+  return { zauto: false, zmin: low, zmax: high };
+}
+
 function heatmapChart(figure, table) {
   const data = readSeries(table);
   if (!hasValues(data)) return null;
@@ -160,6 +170,7 @@ function heatmapChart(figure, table) {
         ygap: 2,
         hovertemplate: "%{y} / %{x}: %{text}<extra></extra>",
         colorbar: { tickformat: figure.dataset.yFormat, thickness: 12 },
+        ...colourRange(figure),
       },
     ],
     layout: baseLayout({

@@ -116,8 +116,9 @@ async function refreshProgress() {
   }
   const mine = progress.per_annotator.find(function (row) {
     return row.username === config.me;
-  }) || { submitted: 0, held: 0 };
-  setBar("progress-mine", mine.submitted, mine.submitted + mine.held);
+  }) || { submitted: 0 };
+  // Your share of the work: what you submitted out of that and what is still open to you.
+  setBar("progress-mine", mine.submitted, mine.submitted + progress.open_to_you);
   setBar("progress-study", progress.complete_items, progress.items);
 }
 
@@ -449,7 +450,8 @@ function openConflict(current, body) {
   labelsList(byId("conflict-theirs"), current, mine);
   labelsList(byId("conflict-mine"), mine, current);
   byId("conflict").hidden = false;
-  byId("keep-mine").focus();
+  // The safe choice is the default: a stray Enter never overwrites what was saved.
+  byId("keep-theirs").focus();
 }
 
 function closeConflict() {

@@ -10,7 +10,9 @@ from playwright.sync_api import expect
 
 from labeler.adjudication.services import item_adjudicate
 from labeler.models import FinalLabel, StudyItem
+from tests.labeler.factories import LabellingStudyFactory
 from tests.labeler.final_labels import decided_study, items_of
+from tests.mining.factories import BugReportFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -147,3 +149,48 @@ def test_the_agreement_page_keeps_up_as_decisions_come_in(
     confusion = page.get_by_test_id("confusion-root-cause-path")
     expect(confusion.locator(".chart-plot svg.main-svg").first).to_be_visible()
     expect(confusion.locator("table")).to_have_count(1)
+
+
+def test_the_agreement_page_names_each_bands_scale_and_colours_kappas_from_0_to_1(
+    offline, sign_in, annotator, lead, researcher, make_user
+):
+    page = offline
+    decided_study(annotator=annotator, lead=lead, researcher=researcher, make_user=make_user)
+    sign_in(lead)
+    page.goto("/studies/perf/agreement/")
+
+    legend = page.get_by_test_id("band-legend")
+    expect(legend).to_contain_text("Krippendorff (2004), for Krippendorff's alpha")
+    expect(legend).to_contain_text("Landis and Koch (1977), for Cohen's kappa (mean over pairs)")
+    expect(legend).to_contain_text("tentative 0.667 to below 0.800")
+    coefficients = page.get_by_test_id("coefficients-root-cause-path")
+    alpha = coefficients.locator("tr").filter(has_text="Krippendorff's alpha")
+    expect(alpha.get_by_test_id("band-scale")).to_have_text("Krippendorff (2004)")
+    fleiss = coefficients.locator("tr").filter(has_text="Fleiss' kappa")
+    expect(fleiss.get_by_test_id("band-scale")).to_have_text("Landis and Koch (1977)")
+    pairs = page.get_by_test_id("pairs-root-cause-path").locator(".chart-plot")
+    expect(pairs.locator("svg.main-svg").first).to_be_visible()
+    drawn = pairs.evaluate("plot => [plot._fullData[0].zmin, plot._fullData[0].zmax]")
+    assert drawn == [0, 1]
+    page.screenshot(path="test-artifacts/agreement-bands.png")
+    pairs.scroll_into_view_if_needed()
+    page.screenshot(path="test-artifacts/agreement-pairs.png")
+
+
+def test_an_empty_studys_agreement_page_says_why_it_is_empty(offline, sign_in, lead, make_study):
+    page = offline
+    make_study(
+        [BugReportFactory(), BugReportFactory()],
+        factory=LabellingStudyFactory,
+        slug="empty",
+        overlap=2,
+        lead=lead,
+    )
+    sign_in(lead)
+    page.goto("/studies/empty/agreement/")
+
+    nothing = page.get_by_test_id("agreement-nothing-yet")
+    expect(nothing).to_contain_text("No annotator has submitted a label yet.")
+    expect(page.get_by_test_id("agreement-body").locator("table")).to_have_count(0)
+    expect(page.get_by_test_id("band-legend")).to_have_count(0)
+    page.screenshot(path="test-artifacts/agreement-empty.png")

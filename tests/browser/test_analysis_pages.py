@@ -54,6 +54,7 @@ def download_csv(page, table):
 
 def test_a_lead_reads_the_study_analysis(offline, sign_in, annotator, lead, researcher, make_user):
     page = offline
+    page.set_viewport_size({"width": 1400, "height": 900})
     decided_study(annotator=annotator, lead=lead, researcher=researcher, make_user=make_user)
     sign_in(lead)
     page.goto("/studies/perf/")
@@ -75,6 +76,12 @@ def test_a_lead_reads_the_study_analysis(offline, sign_in, annotator, lead, rese
         ["threading", "2", "0.5"],
     ]
     assert rows[-1] == ["Items with a final label", "", "4", ""]
+    # The parent's row counts its sub-categories' items too (50% + 25% + 25% + 50%): said.
+    expect(counts.get_by_test_id("counts-nested")).to_contain_text(
+        "the shares add up to more than 100%"
+    )
+    counts.scroll_into_view_if_needed()
+    page.screenshot(path="test-artifacts/study-analysis-counts.png")
     heatmap = page.get_by_test_id("crosstab-chart")
     expect(heatmap.locator("svg text").filter(has_text="2")).not_to_have_count(0)
     box = page.get_by_test_id("box-fix_size_lines")

@@ -177,6 +177,10 @@ def test_a_lead_sorts_the_codes_by_keyboard(board_page, sign_in, round_coded):
             has_text=re.compile("· grouped “redundant loop”")
         )
     ).to_have_class(re.compile(r"\bundone\b"))
+    grouped = page.get_by_test_id("history-entry").filter(has_text="· grouped “redundant loop”")
+    # As it reads on screen: a space before "(undone by".
+    assert re.search(r"\S \(undone by \S", grouped.inner_text()), grouped.inner_text()
+    page.locator("#history").screenshot(path="test-artifacts/board-history-undone.png")
 
     # ] goes to the next dimension; Esc in a dialog leaves everything as it was.
     page.keyboard.press("]")

@@ -97,7 +97,8 @@ def test_a_second_tab_shows_both_versions_and_keeps_the_one_chosen(wide, sign_in
     expect(second.get_by_test_id("conflict-theirs")).to_contain_text(name_of(study, "memory/leak"))
     expect(second.get_by_test_id("conflict-mine")).to_contain_text(name_of(study, "threading"))
     expect(second.get_by_test_id("conflict-mine").locator("dd.differs")).to_have_count(2)
-    expect(second.get_by_test_id("keep-mine")).to_be_focused()
+    # The safe choice is the default: Enter would keep the saved version.
+    expect(second.get_by_test_id("keep-theirs")).to_be_focused()
     second.screenshot(path="test-artifacts/label-conflict.png")
     held = Assignment.objects.get(item__report__title=TITLES[0])
     assert held.version == 1
@@ -108,6 +109,9 @@ def test_a_second_tab_shows_both_versions_and_keeps_the_one_chosen(wide, sign_in
     assert chosen_paths(second, "root-cause") == ["threading"]
     second.keyboard.press("Enter")
     expect(conflict).to_be_visible()
+    expect(second.get_by_test_id("keep-theirs")).to_be_focused()
+    second.keyboard.press("Tab")
+    expect(second.get_by_test_id("keep-mine")).to_be_focused()
     second.keyboard.press("Enter")
     expect(second.get_by_test_id("status")).to_contain_text("Revision saved as version 2")
     held.refresh_from_db()
@@ -134,7 +138,8 @@ def test_keeping_the_saved_version_drops_the_changes_and_moves_on(wide, sign_in,
     second.keyboard.press("1")
     second.keyboard.press("1")
     second.keyboard.press("Enter")
-    second.get_by_test_id("keep-theirs").click()
+    expect(second.get_by_test_id("conflict")).to_be_visible()
+    second.keyboard.press("Enter")  # the default: keep the saved version
 
     wait_for_item(second, TITLES[1])
     expect(second.get_by_test_id("status")).to_have_text(

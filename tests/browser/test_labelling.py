@@ -32,7 +32,8 @@ def study(make_study):
     )
 
 
-def test_annotator_labels_three_items_with_the_keyboard_only(page, sign_in, annotator, study):
+def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, annotator, study):
+    page = wide
     sign_in(annotator)
     page.goto("/studies/perf/label/")
 
@@ -75,7 +76,9 @@ def test_annotator_labels_three_items_with_the_keyboard_only(page, sign_in, anno
 
     # Item 2: a required dimension left empty is refused next to it, nothing stored.
     wait_for_item(page, "Data loader threads deadlock")
-    expect(page.get_by_test_id("progress-mine")).to_have_text("1 / 2")
+    # Your share: one submitted out of three (the one held and the third still to take).
+    expect(page.get_by_test_id("progress-mine")).to_have_text("1 / 3")
+    page.screenshot(path="test-artifacts/label-progress-mine.png")
     page.keyboard.press("Enter")
     expect(root_cause.locator(".error")).to_have_text("this dimension is required")
     expect(page.get_by_test_id("status")).to_have_text(

@@ -179,9 +179,15 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     # The lead: the round's saturation as a chart with its table and CSV.
     page.context.clear_cookies()
     sign_in(lead)
+    page.set_viewport_size({"width": 1400, "height": 900})
     page.goto("/studies/open/")
     figure = page.get_by_test_id("saturation")
     expect(figure.locator(".chart-plot svg.main-svg").first).to_be_visible()
+    # The caption reads at the size of its card's text, not larger.
+    size = "element => getComputedStyle(element).fontSize"
+    card_text = page.get_by_test_id("open-coding").locator("p.small").first
+    assert figure.locator("figcaption").evaluate(size) == card_text.evaluate(size)
+    page.get_by_test_id("open-coding").screenshot(path="test-artifacts/open-coding-card.png")
     table = page.get_by_test_id("saturation-table")
     expect(table.locator("thead th")).to_have_text(["Reports coded", "team", "ann", "ann2"])
     # Report 1: memory leak, cache never shrinks, OOM (ann), memory bloat, OOM again (ann2);

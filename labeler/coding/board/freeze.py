@@ -9,6 +9,7 @@ key cannot both take a version.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from django.core.exceptions import ValidationError
@@ -28,6 +29,25 @@ from taxonomy.codebook_file import (
 )
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze, codebook_key_lock, codebook_load, codebook_revise
+
+# The sentence a freeze adds to the codebook's description, saying where the version was made.
+MADE_ON_OPEN_BOARD = "Made on the code board of the open-coding study “{study}”."
+REVISED_ON_BOARD = "Revised from version {version} on the revision board of the study “{study}”."
+# Those sentences as an earlier freeze wrote them: a revision replaces them with its own.
+MADE_SENTENCE = re.compile(
+    r"\s*(?:Made on the code board of the open-coding study"
+    r"|Revised from version \S+ on the revision board of the study) “[^”]*”\."
+)
+
+
+def _frozen_description(board: Board) -> str:
+    """The description of the version a board freezes into: where it was made; a revision
+    keeps its base's own words, less the sentence saying where the base was made."""
+    if board.base is None:
+        return MADE_ON_OPEN_BOARD.format(study=board.study.name)
+    made = REVISED_ON_BOARD.format(version=board.base.version, study=board.study.name)
+    kept = MADE_SENTENCE.sub("", board.base.description).strip()
+    return f"{kept} {made}" if kept else made
 
 
 def _freeze_spec(
@@ -91,9 +111,7 @@ def _freeze_spec(
         key=key,
         name=name,
         version=version,
-        description=base.description
-        if base is not None
-        else f"Made on the code board of the open-coding study “{board.study.name}”.",
+        description=_frozen_description(board),
         source=base.source if base is not None else "",
         dimensions=tuple(specs),
     )

@@ -11,6 +11,7 @@ from labeler.common.roles import Role
 from labeler.models import Study
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, StudyMemberFactory
 from tests.labeler.final_labels import items_of, label_all
+from tests.labeler.submissions import OTHER_LABELS, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -122,6 +123,32 @@ def test_agreement_page_tables_and_charts(client, decided, lead):
     assert "Confusion matrix of ann (rows) and ann2 (columns)" in html
     assert "Krippendorff&#x27;s alpha" in html and "unreliable" in html
     assert html.count('data-chart="heatmap"') == 2 * 3 and "vendor/plotly/plotly.min.js" in html
+    # Each band names its scale, and the legend tells both scales' bands.
+    table = html[html.index('data-testid="coefficients-root-cause-path"') :]
+    table = table[: table.index("</table>")]
+    scales = {}
+    for row in table.split("<tr")[2:]:
+        name = re.search(r'<th scope="row">([^<]+?) ?<', row).group(1)
+        scale = re.search(r'data-testid="band-scale">([^<]+)<', row)
+        scales[name] = scale and scale.group(1)
+    assert scales == {
+        "Percent agreement": None,
+        "Cohen&#x27;s kappa (mean over pairs)": "Landis and Koch (1977)",
+        "Fleiss&#x27; kappa": "Landis and Koch (1977)",
+        "Krippendorff&#x27;s alpha": "Krippendorff (2004)",
+        "Gwet&#x27;s AC1": "Landis and Koch (1977)",
+    }
+    legend = html[html.index('data-testid="band-legend"') :]
+    legend = legend[: legend.index("</section>")]
+    assert "<strong>Krippendorff (2004)</strong>, for Krippendorff&#x27;s alpha" in legend
+    assert "tentative</span> 0.667 to below 0.800" in legend
+    assert "reliable</span> 0.800 and above" in legend
+    assert "Fleiss&#x27; kappa, Gwet&#x27;s AC1</dt>" in legend
+    assert "moderate</span> 0.40 to 0.60" in legend
+    # The pairs' heatmaps colour kappas from 0 to 1, whatever the data's range.
+    pairs = html.count('data-testid="pairs-')
+    assert html.count('data-chart="heatmap" data-z-min="0" data-z-max="1"') == pairs == 3
+    assert 'data-testid="agreement-nothing-yet"' not in html
     assert "batch 1" in html
 
 
@@ -357,7 +384,35 @@ def test_pages_of_a_study_nobody_labelled_yet(client, study, lead):
     agreement = html_of(client.get(AGREEMENT, {"by": "window", "window": 5, "pair": "x / y"}))
     queue = html_of(client.get(QUEUE))
 
-    assert "0 items · 0 ratings" in agreement
-    assert "no ratings: there is nothing to compute" in agreement
+    nothing = agreement[agreement.index('data-testid="agreement-nothing-yet"') :]
+    assert "No annotator has submitted a label yet. Agreement compares" in nothing
+    assert 'data-testid="coefficients-' not in agreement  # no table of dashes
+    assert 'data-testid="band-legend"' not in agreement
     assert "no pair yet" in agreement
     assert "Nothing to decide" in queue
+
+
+def test_the_agreement_page_says_why_it_has_nothing_yet(client, study, annotator, lead, make_user):
+    second = make_user(Role.ANNOTATOR, username="ann2")
+    StudyMemberFactory(study=study, user=second, role="annotator")
+    submitted(study, annotator)
+    submitted(study, annotator)
+    client.force_login(lead)
+
+    html = html_of(client.get(AGREEMENT))
+    assert "No item has been labelled by two annotators yet (2 items labelled by one so far)" in (
+        html
+    )
+
+    submitted(study, second, labels=OTHER_LABELS)  # a disagreement: not final
+    html = html_of(client.get(AGREEMENT))
+    assert 'data-testid="agreement-nothing-yet"' not in html
+    assert 'data-testid="coefficients-root-cause-top"' in html
+
+    # A lead who labels sees figures over final items only: none is final yet.
+    StudyMemberFactory(study=study, user=annotator, role="lead")
+    client.force_login(annotator)
+    html = html_of(client.get(AGREEMENT))
+    assert "You label in this study, so its agreement counts only the final items, and no " in (
+        html
+    )

@@ -142,6 +142,12 @@ def test_the_analysis_counts_crosses_compares_and_follows_final_labels(client, d
     assert html.count('data-chart="bar"') == 2
     assert 'data-csv="perf-root-cause-counts.csv"' in html
     assert 'data-label="2 (50.0%)"' in html  # memory: 2 of the 4 items with a root cause
+    # Root cause has sub-categories, counted in their parent's row too; impact has none.
+    root_cause = html[html.index('data-testid="counts-root-cause"') :]
+    root_cause = root_cause[: root_cause.index("</figcaption>")]
+    assert "A category's row includes the items of its sub-categories" in root_cause
+    assert "the shares add up to more than 100%" in root_cause
+    assert html.count('data-testid="counts-nested"') == 1
     # By default the first dimension by the second, and its first category against the rest.
     assert 'data-chart="heatmap"' in html and "3 items, 1 left out" in html
     assert "study=perf&amp;final=root-cause%3Amemory" in html

@@ -180,9 +180,13 @@ def test_csv_is_read_by_the_csv_module_one_column_per_dimension(labelled_study):
         "root-cause",
         "root-cause.names",
         "root-cause.method",
+        "root-cause.reason",
+        "root-cause.rationale",
         "impact",
         "impact.names",
         "impact.method",
+        "impact.reason",
+        "impact.rationale",
         *(f"A1.{name}" for name in annotator_columns),
         *(f"A2.{name}" for name in annotator_columns),
     ]
@@ -207,6 +211,12 @@ def test_csv_is_read_by_the_csv_module_one_column_per_dimension(labelled_study):
         "true",
     )
     disputed = {r["number"]: r for r in rows}[str(labelled_study["adjudicated"].report.number)]
+    assert (disputed["root-cause.method"], disputed["root-cause.reason"]) == (
+        "adjudicated",
+        "annotator_slip",
+    )
+    assert disputed["root-cause.rationale"] == "the trace shows lock contention"
+    assert (row["root-cause.reason"], row["root-cause.rationale"]) == ("", "")
     assert disputed["A2.impact"] == "speed;memory-use"
     assert disputed["A2.note"] == "locks; see #3"
     untouched = {r["number"]: r for r in rows}[str(labelled_study["untouched"].report.number)]
@@ -251,7 +261,8 @@ def _csv_cells(found: dict, dimensions: list[str], annotators: list[str]) -> lis
     ]
     for key in dimensions:
         label = found["labels"][key]
-        cells += [_cell(label["values"]), _cell(label["names"]), _cell(label["method"])]
+        cells += [_cell(label[field]) for field in ("values", "names", "method")]
+        cells += [_cell(label["reason"]), _cell(label["rationale"])]
     for name in annotators:
         given = found["annotators"].get(name)
         if given is None:
@@ -311,6 +322,12 @@ def test_text_that_a_spreadsheet_takes_for_a_formula_is_kept_as_it_is_and_said(l
     export = Export(study=study, fmt="csv", options=ExportOptions())
     assert "formula" in export.datasheet["composition"]["text"]
     assert "begins with =, +, - or @" in export.datasheet_markdown()
+    header = next(csv.reader(io.StringIO(text, newline="")))
+    documented = export.datasheet["composition"]["final_label"]
+    for column in ("root-cause.reason", "root-cause.rationale"):
+        assert column in header
+        assert column.replace("root-cause", "<dimension>") in documented
+        assert f"`{column.replace('root-cause', '<dimension>')}`" in export.datasheet_markdown()
 
 
 def test_json_lines_is_one_record_per_line(labelled_study):

@@ -6,9 +6,11 @@ import re
 
 import pytest
 
+from labeler.adjudication.services import item_adjudicate
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import StudyItem
 from mining.models import Commit
+from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
 from tests.labeler.submissions import OTHER_LABELS, submitted
 from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
@@ -211,6 +213,42 @@ def test_leads_see_every_item_by_state_with_counts_and_no_labels(
     html = client.get("/studies/perf/items/?state=nonsense").content.decode()
     assert "state &#x27;nonsense&#x27; is not one of open, in-progress" in html
     assert len(re.findall(r'<tr data-item="', html)) == 4
+
+
+def test_a_final_item_says_how_it_became_final(
+    client, study, annotator, second_annotator, lead, django_assert_max_num_queries
+):
+    agreed = submitted(study, annotator)
+    submitted(study, second_annotator)  # the same labels: final, unanimous
+    split = submitted(study, annotator)
+    submitted(study, second_annotator, labels=OTHER_LABELS)
+    half = submitted(study, annotator)
+    submitted(study, second_annotator, labels={**GOOD_LABELS, "root-cause": "threading"})
+    decision = {"value": "threading", "rationale": "the trace", "reason": "annotator_slip"}
+    item_adjudicate(
+        item_id=split.item_id,
+        user=lead,
+        decisions={"root-cause": decision, "impact": {**decision, "value": ["speed"]}},
+    )
+    item_adjudicate(item_id=half.item_id, user=lead, decisions={"root-cause": decision})
+    client.force_login(lead)
+
+    with django_assert_max_num_queries(9):
+        html = client.get("/studies/perf/items/").content.decode()
+
+    rows = dict(re.findall(r'<tr data-item="(\d+)">(.*?)</tr>', html, re.S))
+    state = {
+        item: re.search(r'<span class="badge">([^<]*)</span>', rows[str(item)]).group(1)
+        for item in (agreed.item_id, split.item_id, half.item_id)
+    }
+    assert state == {
+        agreed.item_id: "final: unanimous",
+        split.item_id: "final: adjudicated",
+        half.item_id: "final: unanimous, adjudicated",
+    }
+    assert "final (3)" in html[html.index('data-testid="item-states"') :]
+    html = client.get("/studies/perf/items/?state=final").content.decode()
+    assert len(re.findall(r'<tr data-item="', html)) == 3
 
 
 def test_the_items_page_costs_the_same_queries_for_many_items(

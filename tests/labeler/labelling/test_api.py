@@ -471,3 +471,30 @@ def test_submission_data_is_what_the_serializer_says():
     for assignment, labels in ((submitted, submitted.labels), (skipped, {})):
         expected = SubmissionSerializer(assignment, context={"labels": labels, "codes": codes})
         assert submission_data(assignment, labels, codes) == expected.data
+
+
+def test_progress_says_how_many_items_are_still_open_to_you(study, annotator, second_annotator):
+    """Your share of the work is submitted out of submitted + open_to_you: what you hold and
+    what you may still take, not what you skipped, what is final or what others filled."""
+    client = client_for(annotator)
+    items = list(study.items.order_by("position"))
+
+    def mine():
+        body = client.get("/api/studies/perf/progress/").json()
+        (row,) = [r for r in body["per_annotator"] if r["username"] == "ann"] or [{}]
+        return row.get("submitted", 0), body["open_to_you"]
+
+    assert mine() == (0, 4)
+    held = assignment_next(study=study, user=annotator)
+    assert mine() == (0, 4)  # the one held is still open to you
+    assignment_submit(assignment_id=held.pk, user=annotator, labels=GOOD_LABELS, seconds=3)
+    assert mine() == (1, 3)
+    skipped = assignment_next(study=study, user=annotator)
+    assignment_skip(assignment_id=skipped.pk, user=annotator, reason="cannot_judge")
+    assert mine() == (1, 2)
+    assignment_next(study=study, user=second_annotator)  # another's hold leaves room for you
+    assert mine() == (1, 2)
+    StudyItem.objects.filter(pk=items[3].pk).update(claimed=2)  # full: others hold both places
+    assert mine() == (1, 1)
+    StudyItem.objects.filter(pk=items[3].pk).update(claimed=0, adjudicated_at=timezone.now())
+    assert mine() == (1, 1)  # final, so no longer open either

@@ -182,9 +182,21 @@ def test_hold_minutes_set_the_studys_hold_timeout(study, lead, repo_reports):
     default = client.post("/api/studies/", create_body(study, slug="default"), format="json")
 
     assert response.status_code == 201
-    assert response.json()["study"]["hold_timeout_seconds"] == 90 * 60
+    assert response.json()["study"]["hold_minutes"] == 90
     assert Study.objects.get(slug="new").hold_timeout == dt.timedelta(minutes=90)
-    assert default.json()["study"]["hold_timeout_seconds"] == 30 * 60
+    assert default.json()["study"]["hold_minutes"] == 30
+    listed = {row["slug"]: row for row in client.get("/api/studies/").json()["results"]}
+    assert listed["new"]["hold_minutes"] == 90
+    assert "hold_timeout_seconds" not in listed["new"]
+
+
+def test_the_schema_names_the_hold_time_as_a_create_takes_it(study, lead):
+    schema = client_for(lead).get("/api/schema/", {"format": "json"}).json()["components"]
+
+    answered = schema["schemas"]["Study"]["properties"]
+    assert answered["hold_minutes"]["type"] == "number"
+    assert "hold_timeout_seconds" not in answered
+    assert schema["schemas"]["StudyCreate"]["properties"]["hold_minutes"]["type"] == "integer"
 
 
 @pytest.mark.parametrize("minutes", [0, -5, 1441, 100_000])

@@ -325,7 +325,8 @@ def test_a_revision_freezes_into_the_next_version_with_its_mapping(closed_study)
     assert (revised.derived_from, revised.frozen, revised.description) == (
         base,
         True,
-        "Causes of slowness.",
+        f"Causes of slowness. Revised from version {base.version} on the revision board of "
+        "the study “Perf”.",
     )
     assert revised.mapping == {
         "root-cause": {
@@ -344,6 +345,26 @@ def test_a_revision_freezes_into_the_next_version_with_its_mapping(closed_study)
     assert parse_codebook(codebook_yaml(spec)) == spec
     board.refresh_from_db()
     assert board.frozen_map["root-cause"]["Threading (deadlocks)"] == "deadlock"
+
+
+@pytest.mark.parametrize(
+    ("base_description", "kept"),
+    [
+        ("Made on the code board of the open-coding study “Pilot”.", ""),
+        ("Causes. Revised from version 0.9 on the revision board of the study “Old”.", "Causes. "),
+    ],
+)
+def test_a_revised_version_says_it_was_made_by_a_revision(closed_study, base_description, kept):
+    study, lead = closed_study
+    base = study.codebook
+    type(base).objects.filter(pk=base.pk).update(description=base_description)
+    board = board_revision_start(study=study, user=lead)
+
+    revised = board_freeze(board=board, key=base.key, version="2.0", name=base.name, user=lead)
+
+    assert revised.description == (
+        f"{kept}Revised from version {base.version} on the revision board of the study “Perf”."
+    )
 
 
 def test_a_revision_can_leave_out_a_category_it_removes(closed_study):
