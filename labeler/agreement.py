@@ -41,7 +41,14 @@ from django.db import connection
 from labeler.adjudication import study_pseudonyms
 from labeler.labels import Scheme, study_scheme
 from labeler.models import DisagreementReason, FinalLabel, FinalMethod, Study
-from labeler.statistics.agreement import agreement_from_codes, agreement_windows, top_level
+from labeler.statistics.agreement import (
+    agreement_windows,
+    agreement_with_draws,
+    changes,
+    run_draws,
+    top_level,
+)
+from labeler.statistics.intervals import Draws
 from taxonomy.models import Dimension
 
 NO_CATEGORY = "(none)"
@@ -269,28 +276,55 @@ def _reasons(*, study: Study, dimension: Dimension, ratings: Ratings) -> dict[st
     return counts
 
 
-def _figures(*, study, scheme, dimensions, read, mask, bootstrap, seed) -> list[dict]:
+def run_draws_of(*, read: dict[str, Ratings], bootstrap: int, seed: int, strata=None) -> Draws:
+    """The run's one set of bootstrap draws over the items of `read` (every dimension's ratings
+    on the same items), stratified by `strata` (each item's batch) when given."""
+    ratings = list(read.values())
+    items = ratings[0].items if ratings else np.zeros(0, dtype=np.int64)
+    keys = np.column_stack([r.codes for r in ratings]) if ratings else np.zeros((0, 1))
+    return run_draws(
+        keys,
+        draws=bootstrap,
+        seed=seed,
+        strata=None if strata is None else strata(items),
+        strata_name=None if strata is None else "batch",
+    )
+
+
+def _figures(*, study, scheme, dimensions, read, mask, draws) -> list[dict]:
+    """Each dimension's figures at each level on the run's draws; each entry also carries its
+    coefficients on the draws under "_draws" (for differences; the caller removes it)."""
     entries = []
     for dimension in dimensions:
         ratings = read[dimension.key]
+        of_figure = draws
         if mask is not None:
-            ratings = ratings.of_items(mask(ratings.items))
+            kept = mask(ratings.items)
+            ratings, of_figure = ratings.of_items(kept), draws.subset(kept)
         for level in levels(dimension, scheme):
             at_level = ratings.at_level(level)
-            figures = agreement_from_codes(
+            figures, on_draws = agreement_with_draws(
                 at_level.codes,
                 at_level.categories,
                 at_level.annotators,
                 multiple=dimension.multiple,
-                bootstrap=bootstrap,
-                seed=seed,
+                draws=of_figure,
                 empty=NO_CATEGORY,
+                parent_distance=study.parent_distance if level == "path" else None,
             )
             reasons = _reasons(study=study, dimension=dimension, ratings=at_level)
             for row in figures["per_category"]:
                 found = reasons.get(row["category"], Counter())
                 row["reasons"] = {reason: found[reason] for reason in DisagreementReason.values}
-            entries.append({"dimension": dimension.key, "level": level, **figures})
+            entries.append(
+                {"dimension": dimension.key, "level": level, **figures, "_draws": on_draws}
+            )
+    return entries
+
+
+def _without_draws(entries: list[dict]) -> list[dict]:
+    for entry in entries:
+        entry.pop("_draws")
     return entries
 
 
@@ -332,23 +366,33 @@ def study_agreement(
     figures = {"study": study, "scheme": scheme, "dimensions": dimensions, "read": read}
     if by == "batch":
         batch_of = item_batches(study=study)
+        batch_ids = np.array(sorted(batch_of), dtype=np.int64)
+        batch_numbers = np.array([batch_of[item] for item in batch_ids.tolist()], dtype=np.int64)
+        draws = run_draws_of(
+            read=read,
+            bootstrap=bootstrap,
+            seed=seed,
+            strata=lambda items: batch_numbers[np.searchsorted(batch_ids, items)],
+        )
 
         def in_batch(number):
-            members = np.array([item for item, batch in batch_of.items() if batch == number])
+            members = batch_ids[batch_numbers == number]
             return lambda items: np.isin(items, members)
 
+        batches, before = [], None
+        for number in sorted(set(batch_of.values())):
+            entries = _figures(**figures, mask=in_batch(number), draws=draws)
+            if before is not None:
+                _add_changes(before, entries)
+            before = entries
+            batches.append({"batch": number, "dimensions": entries})
+        for batch in batches:
+            _without_draws(batch["dimensions"])
         return {
             "study": study.slug,
             "by": "batch",
-            "batches": [
-                {
-                    "batch": number,
-                    "dimensions": _figures(
-                        **figures, mask=in_batch(number), bootstrap=bootstrap, seed=seed
-                    ),
-                }
-                for number in sorted(set(batch_of.values()))
-            ],
+            "bootstrap": draws.describe(),
+            "batches": batches,
         }
     if by == "window":
         order = items_in_labelled_order(study=study)
@@ -367,16 +411,29 @@ def study_agreement(
                         bootstrap=bootstrap,
                         seed=seed,
                         empty=NO_CATEGORY,
+                        parent_distance=study.parent_distance if level == "path" else None,
                     ),
                 }
                 for d in dimensions
                 for level in levels(d, scheme)
             ],
         }
+    draws = run_draws_of(read=read, bootstrap=bootstrap, seed=seed)
     return {
         "study": study.slug,
-        "dimensions": _figures(**figures, mask=None, bootstrap=bootstrap, seed=seed),
+        "bootstrap": draws.describe(),
+        "dimensions": _without_draws(_figures(**figures, mask=None, draws=draws)),
     }
+
+
+def _add_changes(earlier: list[dict], later: list[dict]) -> None:
+    """Each later entry's "change": its coefficients minus the same dimension and level's in
+    the earlier batch, with intervals from the paired draws."""
+    before = {(entry["dimension"], entry["level"]): entry for entry in earlier}
+    for entry in later:
+        match = before.get((entry["dimension"], entry["level"]))
+        if match is not None:
+            entry["change"] = changes((match, match["_draws"]), (entry, entry["_draws"]))
 
 
 def _in_order(ratings: dict, order: list[int]) -> list[tuple[int, dict]]:

@@ -263,7 +263,7 @@ def coefficient_draws(
         for value, held in enumerate(members):
             membership[value, list(held)] = 1
     figure = _Figure(patterns, value_counts, membership, distances, extra_distances or {})
-    block = max(1, BOOTSTRAP_BLOCK // max(len(patterns) * max(n_values, 4), 1))
+    block = max(1, BOOTSTRAP_BLOCK // max(len(patterns), len(figure.rows), 1))
     results = [figure.statistics(weights[:, np.newaxis])]
     group_counts = draws.counts[present][order]
     for start in range(0, draws.draws, block):
@@ -280,7 +280,11 @@ def coefficient_draws(
 
 class _Figure:
     """One figure's rating patterns: `patterns` (P x annotators, -1 missing), `value_counts`
-    (P x values: r_pk, how many ratings of a pattern are value k)."""
+    (P x values: r_pk, how many ratings of a pattern are value k).
+
+    Every coefficient is a function of a few sums over the items a draw takes, each sum a
+    row of `self.rows` (sums x P) times the draw's pattern counts: one matrix product gives
+    all the sums of all the draws of a block, the rest is arithmetic on small arrays."""
 
     def __init__(self, patterns, value_counts, membership, distances, extra_distances):
         self.patterns = patterns
@@ -288,60 +292,72 @@ class _Figure:
         self.r = value_counts.sum(axis=1)
         self.pairable = self.r >= 2
         self.q = value_counts.shape[1]
-        self.membership = membership
-        self.distances = distances
-        self.extra = extra_distances
         pairs_of_ratings = np.maximum(self.r * (self.r - 1), 1)
         self.pa_item = np.where(
             self.pairable, (self.k * (self.k - 1)).sum(axis=1) / pairs_of_ratings, 0.0
         )
         self.share_item = self.k / np.maximum(self.r, 1)[:, np.newaxis]
         by_category = self.k @ membership
-        self.category_pa_item = np.where(
+        rest = self.r[:, np.newaxis] - by_category
+        category_pa_item = np.where(
             self.pairable[:, np.newaxis],
-            (
-                by_category * (by_category - 1)
-                + (self.r[:, np.newaxis] - by_category) * (self.r[:, np.newaxis] - by_category - 1)
-            )
-            / pairs_of_ratings[:, np.newaxis],
+            (by_category * (by_category - 1) + rest * (rest - 1)) / pairs_of_ratings[:, np.newaxis],
             0.0,
         )
-        self.category_share_item = by_category / np.maximum(self.r, 1)[:, np.newaxis]
-        self.pair_masks = []
+        pairable = self.pairable.astype(float)
+        blocks = {
+            "items": np.ones((1, len(patterns))),
+            "pairable": pairable[np.newaxis],
+            "pa": self.pa_item[np.newaxis],
+            "shares": self.share_item.T,
+            "category_pa": category_pa_item.T,
+            "category_shares": (by_category / np.maximum(self.r, 1)[:, np.newaxis]).T,
+            "alpha_n": (self.r * pairable)[np.newaxis],
+            "alpha_values": (self.k * pairable[:, np.newaxis]).T,
+        }
+        self.alphas = {"krippendorff_alpha": distances, **extra_distances}
+        for name, table in self.alphas.items():
+            blocks[f"{name}:observed"] = self._disagreement(table)[np.newaxis]
+        self.n_pairs = 0
         for a, b in combinations(range(patterns.shape[1]), 2):
             both = (patterns[:, a] >= 0) & (patterns[:, b] >= 0)
+            first = np.zeros((self.q, len(patterns)))
+            second = np.zeros((self.q, len(patterns)))
             rows = np.flatnonzero(both)
-            self.pair_masks.append(
-                (
-                    rows,
-                    (patterns[rows, a] == patterns[rows, b]).astype(float),
-                    np.eye(self.q)[patterns[rows, a]].T,
-                    np.eye(self.q)[patterns[rows, b]].T,
-                )
-            )
-        self.alpha_terms = {"krippendorff_alpha": self._alpha_terms(distances)}
-        for name, extra in extra_distances.items():
-            self.alpha_terms[name] = self._alpha_terms(extra)
+            first[patterns[rows, a], rows] = 1
+            second[patterns[rows, b], rows] = 1
+            blocks[f"pair{self.n_pairs}:n"] = both.astype(float)[np.newaxis]
+            agree = both & (patterns[:, a] == patterns[:, b])
+            blocks[f"pair{self.n_pairs}:agree"] = agree.astype(float)[np.newaxis]
+            blocks[f"pair{self.n_pairs}:first"] = first
+            blocks[f"pair{self.n_pairs}:second"] = second
+            self.n_pairs += 1
+        self.slices, start = {}, 0
+        for name, block in blocks.items():
+            self.slices[name] = slice(start, start + len(block))
+            start += len(block)
+        self.rows = np.concatenate(list(blocks.values()), axis=0)
 
-    def _alpha_terms(self, distances):
-        rows = np.flatnonzero(self.pairable)
-        k, r = self.k[rows], self.r[rows]
+    def _disagreement(self, distances):
+        """Each pattern's observed disagreement, sum_{c,k} r_pc r_pk d(c, k) / (r_p - 1), 0
+        for a pattern with a single rating."""
         if distances is None:
-            disagreement = (r * r - (k * k).sum(axis=1)) / (r - 1)
+            pairs = self.r * self.r - (self.k * self.k).sum(axis=1)
         else:
-            disagreement = ((k @ distances) * k).sum(axis=1) / (r - 1)
-        return rows, disagreement, distances
+            pairs = ((self.k @ distances) * self.k).sum(axis=1)
+        return np.where(self.pairable, pairs / np.maximum(self.r - 1, 1), 0.0)
 
     def statistics(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Every coefficient for each column of x (patterns x columns: items taken)."""
+        sums = self.rows @ x
         with np.errstate(divide="ignore", invalid="ignore"):
-            return self._statistics(x)
+            return self._statistics(lambda name: sums[self.slices[name]], x.shape[1])
 
-    def _statistics(self, x):
-        n_items = x.sum(axis=0)
-        n_pairable = self.pairable @ x
-        pa = (self.pa_item @ x) / n_pairable
-        shares = (self.share_item.T @ x) / n_items
+    def _statistics(self, sum_of, columns):
+        n_items = sum_of("items")[0]
+        n_pairable = sum_of("pairable")[0]
+        pa = sum_of("pa")[0] / n_pairable
+        shares = sum_of("shares") / n_items
         out = {"percent_agreement": pa}
         if self.q > 1:
             pe = (shares**2).sum(axis=0)
@@ -349,37 +365,33 @@ class _Figure:
             pe = (shares * (1 - shares)).sum(axis=0) / (self.q - 1)
             out["gwet_ac1"] = _ratio(pa - pe, 1 - pe)
         else:
-            out["fleiss_kappa"] = out["gwet_ac1"] = np.full(x.shape[1], np.nan)
-        for name, (rows, disagreement, distances) in self.alpha_terms.items():
-            out[name] = self._alpha(x[rows], rows, disagreement, distances)
+            out["fleiss_kappa"] = out["gwet_ac1"] = np.full(columns, np.nan)
+        n = sum_of("alpha_n")[0]
+        by_value = sum_of("alpha_values")
+        for name, distances in self.alphas.items():
+            observed = sum_of(f"{name}:observed")[0]
+            if distances is None:
+                expected = n * n - (by_value * by_value).sum(axis=0)
+            else:
+                expected = ((distances @ by_value) * by_value).sum(axis=0)
+            out[name] = _ratio((n - 1) * observed, expected, one_minus=True)
         pairs = []
-        for rows, agree, first, second in self.pair_masks:
-            taken = x[rows]
-            n = taken.sum(axis=0)
-            po = (agree @ taken) / n
-            pe = ((first @ taken) * (second @ taken)).sum(axis=0) / (n * n)
+        for pair in range(self.n_pairs):
+            n_pair = sum_of(f"pair{pair}:n")[0]
+            po = sum_of(f"pair{pair}:agree")[0] / n_pair
+            marginals = sum_of(f"pair{pair}:first") * sum_of(f"pair{pair}:second")
+            pe = marginals.sum(axis=0) / (n_pair * n_pair)
             pairs.append(_ratio(po - pe, 1 - pe))
-        out["pairs"] = np.array(pairs).reshape(len(pairs), x.shape[1])
+        out["pairs"] = np.array(pairs).reshape(len(pairs), columns)
         defined = ~np.isnan(out["pairs"])
         out["mean_cohen_kappa"] = _ratio(
             np.where(defined, out["pairs"], 0).sum(axis=0), defined.sum(axis=0).astype(float)
         )
-        category_pa = (self.category_pa_item.T @ x) / n_pairable
-        category_share = (self.category_share_item.T @ x) / n_items
+        category_pa = sum_of("category_pa") / n_pairable
+        category_share = sum_of("category_shares") / n_items
         pe = category_share**2 + (1 - category_share) ** 2
         out["categories"] = _ratio(category_pa - pe, 1 - pe)
         return out
-
-    def _alpha(self, x, rows, disagreement, distances):
-        k, r = self.k[rows], self.r[rows]
-        observed = disagreement @ x
-        n = r @ x
-        by_value = k.T @ x
-        if distances is None:
-            expected = n * n - (by_value * by_value).sum(axis=0)
-        else:
-            expected = ((distances @ by_value) * by_value).sum(axis=0)
-        return _ratio((n - 1) * observed, expected, one_minus=True)
 
     def analytic_se(self, w: np.ndarray) -> dict[str, float | None]:
         """Gwet's standard errors of percent agreement, Fleiss' kappa and AC1 (irrCAC's
