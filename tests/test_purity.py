@@ -37,6 +37,7 @@ def test_the_contract_names_the_pure_modules():
         "labeler.codebook_migration",
         "labeler.statistics.hierarchy",
         "labeler.statistics.intervals",
+        "labeler.statistics.planning",
         "taxonomy.codebook_file",
         "taxonomy.diff",
     } <= set(pure_modules())
