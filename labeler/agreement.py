@@ -23,6 +23,11 @@ also measured on top-level categories (`level` "top", listed first). Each catego
 in `per_category` also counts the reasons leads gave when they adjudicated a disagreement on
 it (`reasons`: {reason: count}), which is what a team needs to revise its codebook.
 
+Every figure of a call (each dimension, level, category, batch, and the hierarchy alpha on
+full paths) has its 95% intervals from one seeded set of bootstrap draws over the items
+(labeler.statistics.intervals), and each entry says how many more double-coded items would
+narrow alpha's interval to the half-width wanted (labeler.statistics.planning).
+
 The ratings go to the statistics as a code matrix (items x annotators), built from one query
 whose columns come as arrays, with no Python object per rating (bench/agreement_bench.py).
 """
@@ -49,10 +54,14 @@ from labeler.statistics.agreement import (
     top_level,
 )
 from labeler.statistics.intervals import Draws
+from labeler.statistics.planning import plan_during
 from taxonomy.models import Dimension
 
 NO_CATEGORY = "(none)"
 BOOTSTRAP = 1000
+# The half-width of alpha's 95% interval a study aims for when it asks how many more items to
+# double-code (labeler.statistics.planning.plan_during).
+HALF_WIDTH = 0.05
 LEVELS = ("top", "path")
 BY = ("batch", "window")
 WINDOW_MIN = 2
@@ -291,7 +300,7 @@ def run_draws_of(*, read: dict[str, Ratings], bootstrap: int, seed: int, strata=
     )
 
 
-def _figures(*, study, scheme, dimensions, read, mask, draws) -> list[dict]:
+def _figures(*, study, scheme, dimensions, read, mask, draws, half_width) -> list[dict]:
     """Each dimension's figures at each level on the run's draws; each entry also carries its
     coefficients on the draws under "_draws" (for differences; the caller removes it)."""
     entries = []
@@ -316,6 +325,11 @@ def _figures(*, study, scheme, dimensions, read, mask, draws) -> list[dict]:
             for row in figures["per_category"]:
                 found = reasons.get(row["category"], Counter())
                 row["reasons"] = {reason: found[reason] for reason in DisagreementReason.values}
+            figures["double_coding"] = plan_during(
+                items=figures["pairable_items"],
+                ci95=figures["alpha_ci95"],
+                half_width_wanted=half_width,
+            )
             entries.append(
                 {"dimension": dimension.key, "level": level, **figures, "_draws": on_draws}
             )
@@ -338,6 +352,7 @@ def study_agreement(
     pseudonyms: bool = False,
     seed: int = 0,
     final_only: bool = False,
+    half_width: float = HALF_WIDTH,
 ) -> dict:
     """The study's agreement per dimension and level, as `agreement --json` prints it.
 
@@ -347,6 +362,13 @@ def study_agreement(
     instead of by username; `final_only` counts only the final items (what whoever labels in
     the study may see, labeler.permissions.access_figures_final_only). Raises
     AgreementNotApplicable for a study without agreement (an open-coding round).
+
+    Every figure's interval comes from one set of `bootstrap` draws seeded with `seed`
+    ("bootstrap" says which; per batch, each batch is resampled within itself and each batch
+    after the first has its "change" from the one before, from paired draws; per window,
+    each dimension and level draws once for its windows). Each entry's "double_coding" says
+    how many more double-coded items bring alpha's interval to +-`half_width`. The path
+    level's "hierarchy_alpha" uses the study's parent_distance.
     """
     reason = agreement_not_applicable(study=study)
     if reason is not None:
@@ -363,7 +385,13 @@ def study_agreement(
             key: ratings.of_items(np.isin(ratings.items, final)).only_used()
             for key, ratings in read.items()
         }
-    figures = {"study": study, "scheme": scheme, "dimensions": dimensions, "read": read}
+    figures = {
+        "study": study,
+        "scheme": scheme,
+        "dimensions": dimensions,
+        "read": read,
+        "half_width": half_width,
+    }
     if by == "batch":
         batch_of = item_batches(study=study)
         batch_ids = np.array(sorted(batch_of), dtype=np.int64)
