@@ -454,6 +454,24 @@ def study_agreement(
     }
 
 
+# Draws for the study page's double-coding figure: enough for the width of an interval.
+PLAN_BOOTSTRAP = 200
+
+
+def study_double_coding(*, study: Study, final_only: bool = False) -> list[dict]:
+    """Per dimension (its full paths): alpha's interval half-width now and how many more
+    double-coded items bring it to +-HALF_WIDTH, as the study page shows it; [] for a study
+    without agreement."""
+    if agreement_not_applicable(study=study) is not None:
+        return []
+    result = study_agreement(study=study, bootstrap=PLAN_BOOTSTRAP, final_only=final_only)
+    return [
+        {"dimension": entry["dimension"], **entry["double_coding"]}
+        for entry in result["dimensions"]
+        if entry["level"] == "path" and entry["double_coding"] is not None
+    ]
+
+
 def _add_changes(earlier: list[dict], later: list[dict]) -> None:
     """Each later entry's "change": its coefficients minus the same dimension and level's in
     the earlier batch, with intervals from the paired draws."""

@@ -20,6 +20,7 @@ from config.api import Conflict, RejectUnknownFieldsMixin
 from labeler.agreement import (
     BOOTSTRAP,
     BY,
+    HALF_WIDTH,
     WINDOW_MIN,
     AgreementNotApplicable,
     study_agreement,
@@ -51,7 +52,15 @@ class AgreementQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer)
         default=BOOTSTRAP,
         min_value=0,
         max_value=BOOTSTRAP_MAX,
-        help_text="Resamples for the confidence intervals (0: none).",
+        help_text="Resamples for every figure's 95% interval, one set shared by all (0: none).",
+    )
+    half_width = serializers.FloatField(
+        required=False,
+        default=HALF_WIDTH,
+        min_value=0.001,
+        max_value=0.999,
+        help_text="The half-width of alpha's interval to plan double-coding for "
+        "(`double_coding`: how many more double-coded items reach it).",
     )
 
     def validate(self, data):
@@ -65,9 +74,12 @@ class AgreementQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer)
 
 class StudyAgreementView(APIView):
     """Inter-rater agreement of the study per dimension (and per batch or window of items):
-    percent agreement, Cohen's kappa per pair with its 95 % interval, Fleiss' kappa,
-    Krippendorff's alpha with its 95 % interval, Gwet's AC1, per category, and the reasons
-    leads gave for disagreements per category. A figure that cannot be computed is null, with
+    percent agreement, Cohen's kappa per pair, Fleiss' kappa, Krippendorff's alpha, Gwet's
+    AC1, per category, each with its 95% intervals by method (`intervals`: a bootstrap over
+    items from one seeded set of draws, stated in `bootstrap`; Gwet's analytic one where it
+    applies), the hierarchy alpha on full paths, how many more items to double-code
+    (`double_coding`), per batch the change from the batch before, and the reasons leads
+    gave for disagreements per category. A figure that cannot be computed is null, with
     a note saying why. An open-coding study has none: 409 saying why."""
 
     @extend_schema(
@@ -92,6 +104,7 @@ class StudyAgreementView(APIView):
                 bootstrap=data["bootstrap"],
                 pseudonyms=not access_sees_annotator_names(access),
                 final_only=access_figures_final_only(access),
+                half_width=data["half_width"],
             )
         except AgreementNotApplicable as error:
             raise Conflict(str(error), extra={"applicable": False}) from None

@@ -125,11 +125,21 @@ def plan_during(
     *, items: int, ci95: Sequence[float] | None, half_width_wanted: float
 ) -> dict | None:
     """From the interval on `items` double-coded items now: its half-width, and how many
-    more items bring it to the half-width wanted at today's agreement (0 when it is there);
-    None without an interval."""
+    more items bring it to the half-width wanted at today's agreement (0 when it is there;
+    None when the interval has no width, which measures nothing); None without an interval."""
     if ci95 is None or items < 1:
         return None
     now = (ci95[1] - ci95[0]) / 2
+    if now <= 0:
+        return {
+            "items": items,
+            "half_width": 0.0,
+            "half_width_wanted": half_width_wanted,
+            "items_needed": None,
+            "more_items": None,
+            "method": "the interval has no width (every draw gives the same value, as with"
+            " full agreement on few items): it says nothing of how many more items are needed",
+        }
     needed = (
         items if now <= half_width_wanted else math.ceil(items * (now / half_width_wanted) ** 2)
     )

@@ -1,5 +1,7 @@
 """A study's agreement page (its leads and researchers, and staff): per dimension and level the
-coefficients with their intervals and bands, the annotator pairs' kappas, the categories with
+coefficients with their intervals (bootstrap, and Gwet's analytic where there is one) and
+bands, the hierarchy alpha, how many more items to double-code for alpha's interval to
+reach +-0.05, the annotator pairs' kappas, the categories with
 the reasons leads gave for their disagreements, a chosen pair's confusion matrix, and the
 agreement per batch or per window of items. Tables come from the same figures as the agreement
 API (labeler.agreement.study_agreement); charts are drawn from the tables in the browser. An
@@ -13,7 +15,12 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from config.csp import chart_styles
-from labeler.agreement import WINDOW_MIN, agreement_not_applicable, study_agreement
+from labeler.agreement import (
+    BOOTSTRAP,
+    WINDOW_MIN,
+    agreement_not_applicable,
+    study_agreement,
+)
 from labeler.labels import study_scheme
 from labeler.models import DisagreementReason
 from labeler.permissions import (
@@ -23,13 +30,13 @@ from labeler.permissions import (
     study_get_for_user,
 )
 
-# Each coefficient as the table names it, with its interval's key when it has one.
+# Each coefficient as the table names it.
 COEFFICIENTS = (
-    ("percent_agreement", "Percent agreement", None),
-    ("mean_cohen_kappa", "Cohen's kappa (mean over pairs)", None),
-    ("fleiss_kappa", "Fleiss' kappa", None),
-    ("krippendorff_alpha", "Krippendorff's alpha", "alpha_ci95"),
-    ("gwet_ac1", "Gwet's AC1", None),
+    ("percent_agreement", "Percent agreement"),
+    ("mean_cohen_kappa", "Cohen's kappa (mean over pairs)"),
+    ("fleiss_kappa", "Fleiss' kappa"),
+    ("krippendorff_alpha", "Krippendorff's alpha"),
+    ("gwet_ac1", "Gwet's AC1"),
 )
 TREND = (
     ("krippendorff_alpha", "Krippendorff's alpha"),
@@ -38,8 +45,8 @@ TREND = (
 )
 LEVEL_NAMES = {"top": "top-level categories", "path": "full categories"}
 DEFAULT_WINDOW = 20
-# The trend only draws its points: their intervals would cost a bootstrap per window.
-TREND_BOOTSTRAP = 0
+# The trend's whiskers: one set of draws for all its batches (or each dimension's windows).
+TREND_BOOTSTRAP = BOOTSTRAP
 
 
 class AgreementPageForm(forms.Form):
@@ -72,14 +79,28 @@ def _pair_key(names) -> str:
 
 def _coefficients(entry: dict) -> list[dict]:
     rows = []
-    for key, name, ci_key in COEFFICIENTS:
+    for key, name in COEFFICIENTS:
+        intervals = entry["intervals"][key]
         rows.append(
             {
                 "key": key,
                 "name": name,
                 "value": entry[key],
-                "ci": entry[ci_key] if ci_key else None,
+                "bootstrap": intervals["bootstrap"],
+                "gwet": intervals.get("gwet"),
                 "band": entry["bands"].get(key),
+            }
+        )
+    credit = entry["hierarchy_alpha"]
+    if credit is not None:
+        rows.append(
+            {
+                "key": "hierarchy_alpha",
+                "name": "Hierarchy alpha (partial credit for the same top category)",
+                "value": credit["estimate"],
+                "bootstrap": credit["intervals"]["bootstrap"],
+                "gwet": None,
+                "band": None,
             }
         )
     return rows
@@ -114,7 +135,11 @@ def _trend_row(label: str, figures: dict) -> dict:
     return {
         "label": label,
         "items": figures["items"],
-        "values": [figures[key] for key, _ in TREND],
+        "values": [
+            (figures[key], (figures["intervals"][key]["bootstrap"] or {}).get("ci95"))
+            for key, _ in TREND
+        ],
+        "change": (figures.get("change") or {}).get("krippendorff_alpha"),
     }
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.api import MAX_ID
 from config.csp import chart_styles_allow
 from labeler.adjudication import final_labels_visible, study_disagreements
+from labeler.agreement import study_double_coding
 from labeler.annotation_csv import row_count
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
@@ -22,6 +23,7 @@ from labeler.labels import study_scheme
 from labeler.models import Assignment, LabelImportJob, Study, StudyMember
 from labeler.permissions import (
     access_adjudicates,
+    access_figures_final_only,
     access_sees_agreement,
     study_get_for_user,
     user_can_create_study,
@@ -209,6 +211,10 @@ def study_detail(request, slug: str):
         "adjudicates": access_adjudicates(access) and study.kind != Study.Kind.OPEN,
         **open_coding_context(study=study, access=access),
     }
+    if context["sees_agreement"]:
+        context["double_coding"] = study_double_coding(
+            study=study, final_only=access_figures_final_only(access)
+        )
     if context["adjudicates"]:
         context["to_decide"] = len(
             study_disagreements(study=study, scheme=study_scheme(study=study))

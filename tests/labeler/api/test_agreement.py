@@ -71,6 +71,8 @@ def test_per_batch_and_per_window(call):
         ("?bootstrap=-1", "bootstrap", "greater than or equal to 0"),
         ("?bootstrap=100000", "bootstrap", "less than or equal to 10000"),
         ("?windows=5", "windows", "did you mean 'window'"),
+        ("?half_width=2", "half_width", "less than or equal to 0.999"),
+        ("?half_width=wide", "half_width", "valid number"),
     ],
 )
 def test_a_bad_query_is_named(call, query, field, words):

@@ -81,3 +81,7 @@ class TestDuringLabelling:
 
     def test_no_interval_no_plan(self):
         assert plan_during(items=10, ci95=None, half_width_wanted=0.05) is None
+
+    def test_an_interval_without_width_plans_nothing(self):
+        plan = plan_during(items=5, ci95=[1.0, 1.0], half_width_wanted=0.05)
+        assert plan["more_items"] is None and "no width" in plan["method"]
