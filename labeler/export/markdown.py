@@ -119,8 +119,9 @@ def _agreement(agreement: dict) -> list[str]:
     method = (
         "Each figure with its 95% interval: a percentile bootstrap over items"
         f" ({draws.get('draws')} draws, seed {draws.get('seed')}, one set shared by every"
-        " figure), and Gwet's analytic interval where it applies (percent agreement, Fleiss' kappa, AC1). The hierarchy alpha"
-        " gives partial credit to two paths under one top category."
+        " figure), and Gwet's analytic interval where it applies (percent agreement, Fleiss'"
+        " kappa, AC1). The hierarchy alpha gives partial credit to two paths under one top"
+        " category."
     )
     return ["## Agreement", "", method, "", *table]
 
