@@ -32,6 +32,7 @@ from labeler.permissions import (
     access_sees_annotator_names,
     study_get_for_user,
 )
+from labeler.statistics.planning import PLANNED, plan_before
 
 BOOTSTRAP_MAX = 10_000
 
@@ -111,6 +112,59 @@ class StudyAgreementView(APIView):
         return Response(result)
 
 
+class DoubleCodingPlanQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    expected = serializers.FloatField(
+        min_value=0.01, max_value=0.99, help_text="The agreement expected (alpha or kappa)."
+    )
+    shares = serializers.CharField(
+        help_text="The categories' expected shares, comma-separated (e.g. 0.2,0.3,0.5); "
+        "their number is the number of categories."
+    )
+    half_width = serializers.FloatField(
+        min_value=0.005, max_value=0.5, help_text="The 95% interval's half-width wanted."
+    )
+    annotators = serializers.IntegerField(
+        required=False, default=2, min_value=2, max_value=10, help_text="Annotators per item."
+    )
+    coefficient = serializers.ChoiceField(
+        choices=PLANNED, required=False, default="krippendorff_alpha"
+    )
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**32 - 1)
+
+    def validate_shares(self, text):
+        try:
+            shares = [float(part) for part in text.split(",")]
+        except ValueError:
+            raise serializers.ValidationError("numbers separated by commas") from None
+        if len(shares) < 2 or len(shares) > 50 or any(not share > 0 for share in shares):
+            raise serializers.ValidationError("2 to 50 positive shares")
+        return shares
+
+
+class DoubleCodingPlanView(APIView):
+    """Before labelling: how many items each of k annotators must label for the coefficient's
+    95% interval to have the half-width wanted, simulated with the product's estimator and
+    bootstrap (method, draws and seed in the answer). Anyone signed in may ask; it reads no
+    study."""
+
+    @extend_schema(parameters=[DoubleCodingPlanQuerySerializer], responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        query = DoubleCodingPlanQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return Response(
+            plan_before(
+                expected=data["expected"],
+                shares=data["shares"],
+                half_width_wanted=data["half_width"],
+                annotators=data["annotators"],
+                coefficient=data["coefficient"],
+                seed=data["seed"],
+            )
+        )
+
+
 urlpatterns = [
     path("studies/<slug:slug>/agreement/", StudyAgreementView.as_view(), name="study-agreement"),
+    path("agreement/plan/", DoubleCodingPlanView.as_view(), name="agreement-plan"),
 ]
