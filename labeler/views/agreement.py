@@ -10,9 +10,11 @@ open-coding study's page says why it has no agreement, with no table (nor its CS
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import PermissionDenied
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from config.csp import chart_styles
 from labeler.agreement import (
@@ -29,6 +31,8 @@ from labeler.permissions import (
     access_sees_annotator_names,
     study_get_for_user,
 )
+from labeler.services.studies import study_parent_distance_set
+from labeler.views.common import require_lead
 
 # Each coefficient as the table names it.
 COEFFICIENTS = (
@@ -236,5 +240,38 @@ def study_agreement_page(request, slug: str):
             "trend_series": TREND,
             "reasons": reason_names(),
             "pseudonyms": pseudonyms,
+            "parent_distance_form": ParentDistanceForm(
+                initial={"parent_distance": study.parent_distance}
+            ),
         },
     )
+
+
+class ParentDistanceForm(forms.Form):
+    parent_distance = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        label="Hierarchy alpha: distance between two paths under one top category",
+        help_text="0: as good as the same path; 1: no credit (the nominal alpha).",
+    )
+
+
+@require_POST
+def study_parent_distance(request, slug: str):
+    """A lead sets the hierarchy alpha's distance for the study; back to its agreement page."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    form = ParentDistanceForm(request.POST)
+    if not form.is_valid():
+        for error in form.errors.get("parent_distance", []):
+            messages.error(request, f"parent_distance: {error}")
+        return redirect(reverse("studies:agreement", args=[study.slug]))
+    try:
+        study_parent_distance_set(study=study, parent_distance=form.cleaned_data["parent_distance"])
+    except ValidationError as error:
+        messages.error(request, f"parent_distance: {'; '.join(error.messages)}")
+    else:
+        messages.success(
+            request, f"The hierarchy alpha now counts {study.parent_distance:g} for a parent match."
+        )
+    return redirect(reverse("studies:agreement", args=[study.slug]))
