@@ -234,9 +234,6 @@ def run_draws(
         raise ValueError(f"bootstrap: a whole number >= 0, got {draws!r}")
     codes = np.asarray(codes)
     codes = codes.reshape(len(codes), -1) if codes.size else np.zeros((len(codes), 1), np.intp)
-    if draws == 0:
-        return Draws(seed, np.arange(len(codes)), np.ones(len(codes), dtype=np.int64),
-                     np.zeros((len(codes), 0), dtype=np.int32))  # fmt: skip
     return make_draws(codes, draws=draws, seed=seed, strata=strata, strata_name=strata_name)
 
 

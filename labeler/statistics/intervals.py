@@ -118,13 +118,14 @@ def make_draws(
 ) -> Draws:
     """The run's draws. `keys` (items x k integers) holds everything a figure of the run
     reads of an item (every dimension's codes at the finest level); `strata` (one label per
-    item) what the draws are stratified by. Seeded with numpy's Generator(seed); the same
-    keys, strata and seed give the same draws whatever the order of the items."""
+    item) what the draws are stratified by; `draws` 0 groups the items and draws nothing.
+    Seeded with numpy's Generator(seed); the same keys, strata and seed give the same draws
+    whatever the order of the items."""
     keys = np.asarray(keys)
     if keys.ndim != 2:
         raise ValueError(f"keys: a matrix (items x columns), got shape {keys.shape}")
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
-        raise ValueError(f"draws: a whole number >= 1, got {draws!r}")
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
+        raise ValueError(f"draws: a whole number >= 0, got {draws!r}")
     columns = [keys[:, j] for j in range(keys.shape[1])]
     if strata is not None:
         strata = np.asarray(strata)
@@ -134,6 +135,8 @@ def make_draws(
     group, weights, first = _groups(columns, len(keys))
     rng = np.random.default_rng(seed)
     counts = np.zeros((len(weights), draws), dtype=np.int32)
+    if draws == 0:
+        return Draws(seed, group, weights, counts, None)
     if strata is None:
         counts[:] = resample_counts(rng, weights, draws)
     else:
