@@ -35,7 +35,8 @@ Methods (q = the number of distinct values observed, r_i = ratings of item i):
   a distance that gives partial credit to two paths under one top category.
 - Per category: how many ratings used it, by annotator, and its one-vs-rest kappa: the
   generalised Fleiss' kappa of the two-category data "c" / "anything else" (Fleiss 1971's
-  category kappas when every item has the same number of ratings).
+  category kappas when every item has the same number of ratings); of the same two-value
+  data also percent agreement, AC1 and (nominal) alpha, each with its bootstrap interval.
 - Confusion matrices per annotator pair, and the team's most confused pairs of values:
   unordered pairs {x, y}, counted once per pair of annotators who both rated an item and
   disagreed.
@@ -75,6 +76,7 @@ from labeler.statistics.intervals import (
     ANALYTIC,
     COEFFICIENTS,
     METHODS,
+    PER_CATEGORY,
     CoefficientDraws,
     Draws,
     analytic,
@@ -498,9 +500,20 @@ def _intervals(
             "fleiss-cohen-everitt": None if pair["ci95"] is None else {"ci95": pair["ci95"]},
         }
     for index, row in enumerate(per_category):
-        row["intervals"] = {
-            "bootstrap": summary(on_draws.categories[index], row["kappa"]) if bootstrapped else None
-        }
+        row["intervals"] = {}
+        for name in PER_CATEGORY:
+            key = name.removeprefix("category_")
+            if key != "kappa":
+                value = None
+                if on_draws is not None and not np.isnan(on_draws.categories[name][index, 0]):
+                    value = float(on_draws.categories[name][index, 0])
+                row[key] = value
+            estimate = row[key]
+            row["intervals"][key] = {
+                "bootstrap": summary(on_draws.categories[name][index], estimate)
+                if bootstrapped
+                else None
+            }
     return found
 
 

@@ -54,6 +54,14 @@ COEFFICIENTS = (
     "gwet_ac1",
 )
 ANALYTIC = ("percent_agreement", "fleiss_kappa", "gwet_ac1")
+# Each category against the rest: its generalised Fleiss' kappa ("kappa", as the per-category
+# rows have always had), percent agreement, AC1 and alpha of the two-value data.
+PER_CATEGORY = (
+    "kappa",
+    "category_percent_agreement",
+    "category_gwet_ac1",
+    "category_krippendorff_alpha",
+)
 METHODS = {
     "bootstrap": (
         "percentile bootstrap over items (2.5th and 97.5th percentiles of the draws where the"
@@ -218,12 +226,12 @@ def resample_counts(rng: np.random.Generator, weights: np.ndarray, draws: int) -
 class CoefficientDraws:
     """A figure's coefficients: column 0 the estimate, columns 1.. the draws (NaN where a
     draw has none). `pairs[p]` is Cohen's kappa of annotator pair p (in combinations'
-    order), `categories[c]` category c's one-vs-rest kappa; `counts` the figure's pattern
-    counts (patterns x (1 + draws)), kept for the analytic variances."""
+    order), `categories[name][c]` category c's one-vs-rest coefficient `name` (PER_CATEGORY);
+    `analytic_se` Gwet's standard errors of the estimates."""
 
     coefficients: dict[str, np.ndarray]
     pairs: np.ndarray
-    categories: np.ndarray
+    categories: dict[str, np.ndarray]
     analytic_se: dict[str, float | None]
 
 
@@ -274,9 +282,9 @@ def coefficient_draws(
         results.append(figure.statistics(counts.astype(float)))
     joined = {key: np.concatenate([r[key] for r in results], axis=-1) for key in results[0]}
     return CoefficientDraws(
-        coefficients={key: joined[key] for key in joined if key not in ("pairs", "categories")},
+        coefficients={key: joined[key] for key in joined if key not in ("pairs", *PER_CATEGORY)},
         pairs=joined["pairs"],
-        categories=joined["categories"],
+        categories={name: joined[name] for name in PER_CATEGORY},
         analytic_se=figure.analytic_se(weights),
     )
 
@@ -315,6 +323,12 @@ class _Figure:
             "shares": self.share_item.T,
             "category_pa": category_pa_item.T,
             "category_shares": (by_category / np.maximum(self.r, 1)[:, np.newaxis]).T,
+            "category_pairable": (by_category * pairable[:, np.newaxis]).T,
+            "category_observed": np.where(
+                self.pairable[:, np.newaxis],
+                2 * by_category * rest / np.maximum(self.r - 1, 1)[:, np.newaxis],
+                0.0,
+            ).T,
             "alpha_n": (self.r * pairable)[np.newaxis],
             "alpha_values": (self.k * pairable[:, np.newaxis]).T,
         }
@@ -393,7 +407,15 @@ class _Figure:
         category_pa = sum_of("category_pa") / n_pairable
         category_share = sum_of("category_shares") / n_items
         pe = category_share**2 + (1 - category_share) ** 2
-        out["categories"] = _ratio(category_pa - pe, 1 - pe)
+        out["kappa"] = _ratio(category_pa - pe, 1 - pe)
+        out["category_percent_agreement"] = category_pa
+        pe = 2 * category_share * (1 - category_share)
+        out["category_gwet_ac1"] = _ratio(category_pa - pe, 1 - pe)
+        used = sum_of("category_pairable")
+        expected = 2 * used * (n - used)
+        out["category_krippendorff_alpha"] = _ratio(
+            (n - 1) * sum_of("category_observed"), expected, one_minus=True
+        )
         return out
 
     def analytic_se(self, w: np.ndarray) -> dict[str, float | None]:

@@ -44,6 +44,9 @@ def test_intervals_and_the_double_coding_figure(
     expect(trend.locator("tbody tr")).to_have_count(2)
     page.get_by_test_id("coefficients-root-cause-path").scroll_into_view_if_needed()
     page.screenshot(path="test-artifacts/agreement-intervals.png")
+    categories = page.get_by_test_id("categories-root-cause-path")
+    expect(categories.locator("thead")).to_contain_text("Kappa 95% low")
+    categories.screenshot(path="test-artifacts/agreement-categories.png")
     trend.scroll_into_view_if_needed()
     trend.screenshot(path="test-artifacts/agreement-trend-whiskers.png")
 

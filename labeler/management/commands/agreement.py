@@ -79,7 +79,7 @@ def _table(entry: dict) -> list[str]:
         reasons = f"; adjudicated: {given}" if given else ""
         lines.append(
             f"  {row['category']}: {row['count']} ratings, kappa {kappa}"
-            f"{_intervals(row['intervals'])}{reasons}"
+            f"{_intervals(row['intervals']['kappa'])}{reasons}"
         )
     lines.extend(f"  note: {note}" for note in entry["notes"])
     return lines

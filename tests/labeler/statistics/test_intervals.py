@@ -140,7 +140,7 @@ class TestBootstrapAgainstAReference:
                 assert ci[0] == pytest.approx(pair["kappa"], abs=1e-9)
         for row in result["per_category"]:
             if row["kappa"] is not None:
-                ci = row["intervals"]["bootstrap"]["ci95"]
+                ci = row["intervals"]["kappa"]["bootstrap"]["ci95"]
                 assert ci[0] == pytest.approx(row["kappa"], abs=1e-9)
 
     def test_seed_and_draws_are_stated_and_repeatable(self):
@@ -159,7 +159,7 @@ class TestDegenerateIntervals:
         ratings |= {198: {"a": "rare", "b": "rare"}, 199: {"a": "rare", "b": "common"}}
         result = agreement(ratings, bootstrap=500)
         (rare,) = [row for row in result["per_category"] if row["category"] == "rare"]
-        flagged = rare["intervals"]["bootstrap"]
+        flagged = rare["intervals"]["kappa"]["bootstrap"]
         assert flagged["undefined_draws"] > 50
         assert "draws have no value" in flagged["degenerate"]
 
@@ -238,3 +238,43 @@ class TestPairedDifferences:
         draws = run_draws(np.zeros((10, 1), dtype=int), draws=5, seed=0)
         with pytest.raises(ValueError, match="whole groups"):
             draws.subset(np.arange(10) < 4)
+
+
+class TestPerCategory:
+    @RANDOMISED
+    @given(studies())
+    def test_each_category_against_the_rest_equals_the_references(self, ratings):
+        """Alpha of the two-value data "c" / "anything else" equals the krippendorff library's;
+        percent agreement and AC1 equal Gwet's formulas on that data (test_agreement)."""
+        result = agreement(ratings, bootstrap=0)
+        for row in result["per_category"]:
+            binary = {
+                item: {name: str(value == row["category"]) for name, value in by.items()}
+                for item, by in ratings.items()
+            }
+            expected = agreement(binary, bootstrap=0)
+            for key in ("percent_agreement", "gwet_ac1", "krippendorff_alpha"):
+                if expected[key] is None or result["pairable_items"] == 0:
+                    assert row[key] is None or expected[key] is None
+                else:
+                    assert row[key] == pytest.approx(expected[key], abs=1e-9)
+            codes, _, _ = codes_from_ratings(binary)
+            reliability = np.where(codes >= 0, codes, np.nan).T.astype(float)
+            if row["krippendorff_alpha"] is not None:
+                alpha = krippendorff.alpha(
+                    reliability_data=reliability, level_of_measurement="nominal"
+                )
+                assert row["krippendorff_alpha"] == pytest.approx(alpha, abs=1e-9)
+
+    def test_each_has_its_bootstrap_interval(self):
+        ratings = {i: {"a": f"c{i % 3}", "b": f"c{(i + (i % 4 == 0)) % 3}"} for i in range(90)}
+        row = agreement(ratings, bootstrap=200)["per_category"][0]
+        assert set(row["intervals"]) == {
+            "kappa",
+            "percent_agreement",
+            "gwet_ac1",
+            "krippendorff_alpha",
+        }
+        for name, interval in row["intervals"].items():
+            low, high = interval["bootstrap"]["ci95"]
+            assert low <= row[name] <= high
