@@ -109,6 +109,18 @@ class Ratings:
         renumber = np.array([*(index[value] for value in values), -1], dtype=np.intp)
         return Ratings(self.items, self.annotators, categories, renumber[self.codes])
 
+    def in_order(self, order: list[int]) -> Ratings:
+        """The same ratings with rows in `order` (item ids), items not in it left out."""
+        ids = np.array(order, dtype=np.int64)
+        if len(self.items) == 0:
+            return self
+        rows = np.searchsorted(self.items, ids)
+        found = (rows < len(self.items)) & (
+            self.items[np.minimum(rows, len(self.items) - 1)] == ids
+        )
+        rows = rows[found]
+        return Ratings(self.items[rows], self.annotators, self.categories, self.codes[rows])
+
     def of_items(self, mask: np.ndarray) -> Ratings:
         return Ratings(self.items[mask], self.annotators, self.categories, self.codes[mask])
 
@@ -285,9 +297,11 @@ def _reasons(*, study: Study, dimension: Dimension, ratings: Ratings) -> dict[st
     return counts
 
 
-def run_draws_of(*, read: dict[str, Ratings], bootstrap: int, seed: int, strata=None) -> Draws:
+def run_draws_of(
+    *, read: dict[str, Ratings], bootstrap: int, seed: int, strata=None, strata_name="batch"
+) -> Draws:
     """The run's one set of bootstrap draws over the items of `read` (every dimension's ratings
-    on the same items), stratified by `strata` (each item's batch) when given."""
+    on the same items), stratified by `strata` (each item's batch or window) when given."""
     ratings = list(read.values())
     items = ratings[0].items if ratings else np.zeros(0, dtype=np.int64)
     keys = np.column_stack([r.codes for r in ratings]) if ratings else np.zeros((0, 1))
@@ -296,7 +310,7 @@ def run_draws_of(*, read: dict[str, Ratings], bootstrap: int, seed: int, strata=
         draws=bootstrap,
         seed=seed,
         strata=None if strata is None else strata(items),
-        strata_name=None if strata is None else "batch",
+        strata_name=None if strata is None else strata_name,
     )
 
 
@@ -365,8 +379,8 @@ def study_agreement(
 
     Every figure's interval comes from one set of `bootstrap` draws seeded with `seed`
     ("bootstrap" says which; per batch, each batch is resampled within itself and each batch
-    after the first has its "change" from the one before, from paired draws; per window,
-    each dimension and level draws once for its windows). Each entry's "double_coding" says
+    after the first has its "change" from the one before, from paired draws; per window, the
+    same with each window resampled within itself). Each entry's "double_coding" says
     how many more double-coded items bring alpha's interval to +-`half_width`. The path
     level's "hierarchy_alpha" uses the study's parent_distance.
     """
@@ -424,22 +438,32 @@ def study_agreement(
         }
     if by == "window":
         order = items_in_labelled_order(study=study)
+        in_order = {key: ratings.in_order(order) for key, ratings in read.items()}
+        shared = run_draws_of(
+            read=in_order,
+            bootstrap=bootstrap,
+            seed=seed,
+            strata=lambda items: np.arange(len(items)) // window,
+            strata_name="window",
+        )
         return {
             "study": study.slug,
             "by": "window",
             "window": window,
+            "bootstrap": shared.describe(),
             "dimensions": [
                 {
                     "dimension": d.key,
                     "level": level,
                     "windows": agreement_windows(
-                        _in_order(read[d.key].at_level(level).as_dict(), order),
+                        _in_order(in_order[d.key].at_level(level).as_dict(), order),
                         size=window,
                         multiple=d.multiple,
                         bootstrap=bootstrap,
                         seed=seed,
                         empty=NO_CATEGORY,
                         parent_distance=study.parent_distance if level == "path" else None,
+                        draws=shared,
                     ),
                 }
                 for d in dimensions

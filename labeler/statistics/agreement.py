@@ -183,6 +183,7 @@ def agreement_windows(
     most_confused: int = 10,
     empty: str | None = None,
     parent_distance: float | None = None,
+    draws: Draws | None = None,
 ) -> list[dict]:
     """Agreement over consecutive windows of `size` items, in the order given (the order they
     were labelled); the last window may be shorter. Each dict has "window" (1-based),
@@ -191,7 +192,8 @@ def agreement_windows(
     all windows come from one set of draws (`bootstrap` draws seeded with `seed`, each
     window resampled within itself), so each window after the first also has "change": each
     coefficient's difference from the window before with its interval from the paired
-    draws (see labeler.statistics.intervals)."""
+    draws (see labeler.statistics.intervals). `draws`: the run's draws over the items in this
+    order, stratified by these windows, when other figures share them."""
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ValueError(f"size: a window holds at least one item, got {size!r}")
     items = [item for item, _ in ratings_in_order]
@@ -199,7 +201,10 @@ def agreement_windows(
         items, [by_annotator for _, by_annotator in ratings_in_order], multiple
     )
     strata = np.arange(len(items)) // size
-    draws = run_draws(codes, strata=strata, strata_name="window", draws=bootstrap, seed=seed)
+    if draws is None:
+        draws = run_draws(codes, strata=strata, strata_name="window", draws=bootstrap, seed=seed)
+    elif len(draws.group) != len(items):
+        raise ValueError(f"draws: one row per item in order ({len(items)})")
     windows, before = [], None
     for number, start in enumerate(range(0, len(items), size), start=1):
         stop = min(start + size, len(items))

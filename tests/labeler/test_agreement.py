@@ -340,3 +340,19 @@ def test_each_batch_after_the_first_has_its_change_from_paired_draws(study, peop
     assert change["estimate"] == second[1]["percent_agreement"] - first[1]["percent_agreement"]
     assert change["bootstrap"]["ci95"] is not None
     json.dumps(result, allow_nan=False)
+
+
+def test_windows_of_every_dimension_share_one_set_of_draws(study, people):
+    answers = [(THREADS, THREADS, THREADS), (LEAK, BLOAT, THREADS), (LEAK, LEAK, LEAK)]
+    for labels in answers:
+        for user, answer in zip(people, labels, strict=True):
+            label(study, user, answer)
+
+    result = study_agreement(study=study, by="window", window=2, bootstrap=30, seed=3)
+
+    assert result["bootstrap"] == {**result["bootstrap"], "draws": 30, "seed": 3}
+    assert result["bootstrap"]["strata"] == "window"
+    for entry in result["dimensions"]:
+        assert all(w["bootstrap"] == result["bootstrap"] for w in entry["windows"])
+        assert "change" in entry["windows"][1]
+    json.dumps(result, allow_nan=False)
