@@ -6,8 +6,10 @@ A study of --items items, 3 annotators, 12 categories (key paths under 4 top cat
 and 10% of the ratings missing: each annotator gives an item's true category with
 probability 0.7, else any category, and leaves each item unrated with probability 0.1.
 Times labeler.agreement.statistics on it: building the codes from the {item: {username:
-value}} mapping, the point statistics, alpha's bootstrap CI (1,000 draws), and agreement()
-end to end, at the "path" level (12 categories) and the "top" level (4). In the same run,
+value}} mapping, the point statistics, the bootstrap intervals of every figure (1,000 draws:
+each coefficient, pair and category, and at the "path" level the hierarchy alpha with the
+path distance) with Gwet's analytic ones, and agreement() end to end, at the "path" level
+(12 categories) and the "top" level (4). In the same run,
 the reference library's krippendorff.alpha on the same data (its reliability matrix, NaN
 for a missing rating), and both alphas. Each figure is the median of --repeat runs; the
 bootstrap's is the difference of the medians with and without it. The
@@ -110,14 +112,20 @@ def main() -> None:
                 codes, categories, annotators, bootstrap=0
             ),
         )
+        credit = 0.5 if level == "path" else None
         with_ci, _ = timed(
             args.repeat,
-            lambda codes=codes, categories=categories, annotators=annotators: agreement_from_codes(
-                codes, categories, annotators, bootstrap=args.draws
+            lambda codes=codes, categories=categories, annotators=annotators, credit=credit: (
+                agreement_from_codes(
+                    codes, categories, annotators, bootstrap=args.draws, parent_distance=credit
+                )
             ),
         )
         whole, result = timed(
-            args.repeat, lambda data=data: agreement(data, bootstrap=args.draws, seed=args.seed)
+            args.repeat,
+            lambda data=data, credit=credit: agreement(
+                data, bootstrap=args.draws, seed=args.seed, parent_distance=credit
+            ),
         )
         serialise, _ = timed(args.repeat, lambda result=result: json.dumps(result, allow_nan=False))
         reliability = np.where(codes >= 0, codes, np.nan).T
@@ -131,7 +139,7 @@ def main() -> None:
         print(f"  codes from the ratings mapping      {encode:7.3f} s")
         print(f"  point statistics (no bootstrap)     {point:7.3f} s")
         print(
-            f"  alpha bootstrap, {args.draws} draws        {with_ci - point:7.3f} s"
+            f"  every interval, {args.draws} draws         {with_ci - point:7.3f} s"
             "   (with minus without CI)"
         )
         print(f"  statistics from codes, with CI      {with_ci:7.3f} s")
@@ -142,8 +150,13 @@ def main() -> None:
             f"  alpha {result['krippendorff_alpha']:.6f} (reference {reference_alpha:.6f}),"
             f" CI {result['alpha_ci95'][0]:.4f}..{result['alpha_ci95'][1]:.4f},"
             f" Fleiss {result['fleiss_kappa']:.4f}, AC1 {result['gwet_ac1']:.4f},"
-            f" mean Cohen {result['mean_cohen_kappa']:.4f}\n"
+            f" mean Cohen {result['mean_cohen_kappa']:.4f}"
         )
+        if result["hierarchy_alpha"]:
+            found = result["hierarchy_alpha"]
+            low, high = found["intervals"]["bootstrap"]["ci95"]
+            print(f"  hierarchy alpha {found['estimate']:.4f}, CI {low:.4f}..{high:.4f}")
+        print()
 
 
 if __name__ == "__main__":

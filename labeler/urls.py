@@ -29,6 +29,11 @@ study_patterns = [
     path("studies/<slug:slug>/items/", items.study_items, name="items"),
     path("studies/<slug:slug>/analysis/", analysis.study_analysis, name="analysis"),
     path("studies/<slug:slug>/agreement/", agreement.study_agreement_page, name="agreement"),
+    path(
+        "studies/<slug:slug>/agreement/parent-distance/",
+        agreement.study_parent_distance,
+        name="agreement-parent-distance",
+    ),
     path("studies/<slug:slug>/adjudicate/", adjudication.adjudication_queue, name="adjudicate"),
     path(
         "studies/<slug:slug>/adjudicate/<int:item_id>/",

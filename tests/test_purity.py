@@ -35,6 +35,9 @@ def test_the_contract_names_the_pure_modules():
         "mining.linking",
         "labeler.studies.sampling",
         "labeler.revisions.mapping",
+        "labeler.agreement.hierarchy",
+        "labeler.agreement.intervals",
+        "labeler.agreement.planning",
         "taxonomy.codebook_file",
         "taxonomy.diff",
     } <= set(pure_modules())

@@ -17,9 +17,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import Conflict, RejectUnknownFieldsMixin
+from labeler.agreement.planning import PLANNED, plan_before
 from labeler.agreement.ratings import (
     BOOTSTRAP,
     BY,
+    HALF_WIDTH,
     WINDOW_MIN,
     AgreementNotApplicable,
     study_agreement,
@@ -51,7 +53,15 @@ class AgreementQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer)
         default=BOOTSTRAP,
         min_value=0,
         max_value=BOOTSTRAP_MAX,
-        help_text="Resamples for the confidence intervals (0: none).",
+        help_text="Resamples for every figure's 95% interval, one set shared by all (0: none).",
+    )
+    half_width = serializers.FloatField(
+        required=False,
+        default=HALF_WIDTH,
+        min_value=0.001,
+        max_value=0.999,
+        help_text="The half-width of alpha's interval to plan double-coding for "
+        "(`double_coding`: how many more double-coded items reach it).",
     )
 
     def validate(self, data):
@@ -65,9 +75,12 @@ class AgreementQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer)
 
 class StudyAgreementView(APIView):
     """Inter-rater agreement of the study per dimension (and per batch or window of items):
-    percent agreement, Cohen's kappa per pair with its 95 % interval, Fleiss' kappa,
-    Krippendorff's alpha with its 95 % interval, Gwet's AC1, per category, and the reasons
-    leads gave for disagreements per category. A figure that cannot be computed is null, with
+    percent agreement, Cohen's kappa per pair, Fleiss' kappa, Krippendorff's alpha, Gwet's
+    AC1, per category, each with its 95% intervals by method (`intervals`: a bootstrap over
+    items from one seeded set of draws, stated in `bootstrap`; Gwet's analytic one where it
+    applies), the hierarchy alpha on full paths, how many more items to double-code
+    (`double_coding`), per batch the change from the batch before, and the reasons leads
+    gave for disagreements per category. A figure that cannot be computed is null, with
     a note saying why. An open-coding study has none: 409 saying why."""
 
     @extend_schema(
@@ -92,12 +105,66 @@ class StudyAgreementView(APIView):
                 bootstrap=data["bootstrap"],
                 pseudonyms=not access_sees_annotator_names(access),
                 final_only=access_figures_final_only(access),
+                half_width=data["half_width"],
             )
         except AgreementNotApplicable as error:
             raise Conflict(str(error), extra={"applicable": False}) from None
         return Response(result)
 
 
+class DoubleCodingPlanQuerySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    expected = serializers.FloatField(
+        min_value=0.01, max_value=0.99, help_text="The agreement expected (alpha or kappa)."
+    )
+    shares = serializers.CharField(
+        help_text="The categories' expected shares, comma-separated (e.g. 0.2,0.3,0.5); "
+        "their number is the number of categories."
+    )
+    half_width = serializers.FloatField(
+        min_value=0.005, max_value=0.5, help_text="The 95% interval's half-width wanted."
+    )
+    annotators = serializers.IntegerField(
+        required=False, default=2, min_value=2, max_value=10, help_text="Annotators per item."
+    )
+    coefficient = serializers.ChoiceField(
+        choices=PLANNED, required=False, default="krippendorff_alpha"
+    )
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**32 - 1)
+
+    def validate_shares(self, text):
+        try:
+            shares = [float(part) for part in text.split(",")]
+        except ValueError:
+            raise serializers.ValidationError("numbers separated by commas") from None
+        if len(shares) < 2 or len(shares) > 50 or any(not share > 0 for share in shares):
+            raise serializers.ValidationError("2 to 50 positive shares")
+        return shares
+
+
+class DoubleCodingPlanView(APIView):
+    """Before labelling: how many items each of k annotators must label for the coefficient's
+    95% interval to have the half-width wanted, simulated with the product's estimator and
+    bootstrap (method, draws and seed in the answer). Anyone signed in may ask; it reads no
+    study."""
+
+    @extend_schema(parameters=[DoubleCodingPlanQuerySerializer], responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        query = DoubleCodingPlanQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return Response(
+            plan_before(
+                expected=data["expected"],
+                shares=data["shares"],
+                half_width_wanted=data["half_width"],
+                annotators=data["annotators"],
+                coefficient=data["coefficient"],
+                seed=data["seed"],
+            )
+        )
+
+
 urlpatterns = [
     path("studies/<slug:slug>/agreement/", StudyAgreementView.as_view(), name="study-agreement"),
+    path("agreement/plan/", DoubleCodingPlanView.as_view(), name="agreement-plan"),
 ]

@@ -23,6 +23,11 @@ also measured on top-level categories (`level` "top", listed first). Each catego
 in `per_category` also counts the reasons leads gave when they adjudicated a disagreement on
 it (`reasons`: {reason: count}), which is what a team needs to revise its codebook.
 
+Every figure of a call (each dimension, level, category, batch, and the hierarchy alpha on
+full paths) has its 95% intervals from one seeded set of bootstrap draws over the items
+(labeler.agreement.intervals), and each entry says how many more double-coded items would
+narrow alpha's interval to the half-width wanted (labeler.agreement.planning).
+
 The ratings go to the statistics as a code matrix (items x annotators), built from one query
 whose columns come as arrays, with no Python object per rating (bench/agreement_bench.py).
 """
@@ -37,7 +42,15 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import connection
 
-from labeler.agreement.statistics import agreement_from_codes, agreement_windows, top_level
+from labeler.agreement.intervals import Draws
+from labeler.agreement.planning import plan_during
+from labeler.agreement.statistics import (
+    agreement_windows,
+    agreement_with_draws,
+    changes,
+    run_draws,
+    top_level,
+)
 from labeler.common.names import annotator_names
 from labeler.common.scheme import Scheme, study_scheme
 from labeler.models import DisagreementReason, FinalLabel, FinalMethod, Study
@@ -45,6 +58,9 @@ from taxonomy.models import Dimension
 
 NO_CATEGORY = "(none)"
 BOOTSTRAP = 1000
+# The half-width of alpha's 95% interval a study aims for when it asks how many more items to
+# double-code (labeler.agreement.planning.plan_during).
+HALF_WIDTH = 0.05
 LEVELS = ("top", "path")
 BY = ("batch", "window")
 WINDOW_MIN = 2
@@ -91,6 +107,18 @@ class Ratings:
         # A spare last slot keeps -1 (no rating) at -1.
         renumber = np.array([*(index[value] for value in values), -1], dtype=np.intp)
         return Ratings(self.items, self.annotators, categories, renumber[self.codes])
+
+    def in_order(self, order: list[int]) -> Ratings:
+        """The same ratings with rows in `order` (item ids), items not in it left out."""
+        ids = np.array(order, dtype=np.int64)
+        if len(self.items) == 0:
+            return self
+        rows = np.searchsorted(self.items, ids)
+        found = (rows < len(self.items)) & (
+            self.items[np.minimum(rows, len(self.items) - 1)] == ids
+        )
+        rows = rows[found]
+        return Ratings(self.items[rows], self.annotators, self.categories, self.codes[rows])
 
     def of_items(self, mask: np.ndarray) -> Ratings:
         return Ratings(self.items[mask], self.annotators, self.categories, self.codes[mask])
@@ -260,28 +288,62 @@ def _reasons(*, study: Study, dimension: Dimension, ratings: Ratings) -> dict[st
     return counts
 
 
-def _figures(*, study, scheme, dimensions, read, mask, bootstrap, seed) -> list[dict]:
+def run_draws_of(
+    *, read: dict[str, Ratings], bootstrap: int, seed: int, strata=None, strata_name="batch"
+) -> Draws:
+    """The run's one set of bootstrap draws over the items of `read` (every dimension's ratings
+    on the same items), stratified by `strata` (each item's batch or window) when given."""
+    ratings = list(read.values())
+    items = ratings[0].items if ratings else np.zeros(0, dtype=np.int64)
+    keys = np.column_stack([r.codes for r in ratings]) if ratings else np.zeros((0, 1))
+    return run_draws(
+        keys,
+        draws=bootstrap,
+        seed=seed,
+        strata=None if strata is None else strata(items),
+        strata_name=None if strata is None else strata_name,
+    )
+
+
+def _figures(*, study, scheme, dimensions, read, mask, draws, half_width) -> list[dict]:
+    """Each dimension's figures at each level on the run's draws; each entry also carries its
+    coefficients on the draws under "_draws" (for differences; the caller removes it)."""
     entries = []
     for dimension in dimensions:
         ratings = read[dimension.key]
+        of_figure = draws
         if mask is not None:
-            ratings = ratings.of_items(mask(ratings.items))
+            kept = mask(ratings.items)
+            ratings, of_figure = ratings.of_items(kept), draws.subset(kept)
         for level in levels(dimension, scheme):
             at_level = ratings.at_level(level)
-            figures = agreement_from_codes(
+            figures, on_draws = agreement_with_draws(
                 at_level.codes,
                 at_level.categories,
                 at_level.annotators,
                 multiple=dimension.multiple,
-                bootstrap=bootstrap,
-                seed=seed,
+                draws=of_figure,
                 empty=NO_CATEGORY,
+                parent_distance=study.parent_distance if level == "path" else None,
             )
             reasons = _reasons(study=study, dimension=dimension, ratings=at_level)
             for row in figures["per_category"]:
                 found = reasons.get(row["category"], Counter())
                 row["reasons"] = {reason: found[reason] for reason in DisagreementReason.values}
-            entries.append({"dimension": dimension.key, "level": level, **figures})
+            figures["double_coding"] = plan_during(
+                items=figures["pairable_items"],
+                ci95=figures["alpha_ci95"],
+                half_width_wanted=half_width,
+            )
+            entries.append(
+                {"dimension": dimension.key, "level": level, **figures, "_draws": on_draws}
+            )
+    return entries
+
+
+def _without_draws(entries: list[dict]) -> list[dict]:
+    for entry in entries:
+        entry.pop("_draws")
     return entries
 
 
@@ -295,6 +357,7 @@ def study_agreement(
     pseudonyms: bool = False,
     seed: int = 0,
     final_only: bool = False,
+    half_width: float = HALF_WIDTH,
 ) -> dict:
     """The study's agreement per dimension and level, as `agreement --json` prints it.
 
@@ -304,6 +367,13 @@ def study_agreement(
     instead of by username; `final_only` counts only the final items (what whoever labels in
     the study may see, labeler.common.permissions.access_figures_final_only). Raises
     AgreementNotApplicable for a study without agreement (an open-coding round).
+
+    Every figure's interval comes from one set of `bootstrap` draws seeded with `seed`
+    ("bootstrap" says which; per batch, each batch is resampled within itself and each batch
+    after the first has its "change" from the one before, from paired draws; per window, the
+    same with each window resampled within itself). Each entry's "double_coding" says
+    how many more double-coded items bring alpha's interval to +-`half_width`. The path
+    level's "hierarchy_alpha" uses the study's parent_distance.
     """
     reason = agreement_not_applicable(study=study)
     if reason is not None:
@@ -320,54 +390,111 @@ def study_agreement(
             key: ratings.of_items(np.isin(ratings.items, final)).only_used()
             for key, ratings in read.items()
         }
-    figures = {"study": study, "scheme": scheme, "dimensions": dimensions, "read": read}
+    figures = {
+        "study": study,
+        "scheme": scheme,
+        "dimensions": dimensions,
+        "read": read,
+        "half_width": half_width,
+    }
     if by == "batch":
         batch_of = item_batches(study=study)
+        batch_ids = np.array(sorted(batch_of), dtype=np.int64)
+        batch_numbers = np.array([batch_of[item] for item in batch_ids.tolist()], dtype=np.int64)
+        draws = run_draws_of(
+            read=read,
+            bootstrap=bootstrap,
+            seed=seed,
+            strata=lambda items: batch_numbers[np.searchsorted(batch_ids, items)],
+        )
 
         def in_batch(number):
-            members = np.array([item for item, batch in batch_of.items() if batch == number])
+            members = batch_ids[batch_numbers == number]
             return lambda items: np.isin(items, members)
 
+        batches, before = [], None
+        for number in sorted(set(batch_of.values())):
+            entries = _figures(**figures, mask=in_batch(number), draws=draws)
+            if before is not None:
+                _add_changes(before, entries)
+            before = entries
+            batches.append({"batch": number, "dimensions": entries})
+        for batch in batches:
+            _without_draws(batch["dimensions"])
         return {
             "study": study.slug,
             "by": "batch",
-            "batches": [
-                {
-                    "batch": number,
-                    "dimensions": _figures(
-                        **figures, mask=in_batch(number), bootstrap=bootstrap, seed=seed
-                    ),
-                }
-                for number in sorted(set(batch_of.values()))
-            ],
+            "bootstrap": draws.describe(),
+            "batches": batches,
         }
     if by == "window":
         order = items_in_labelled_order(study=study)
+        in_order = {key: ratings.in_order(order) for key, ratings in read.items()}
+        shared = run_draws_of(
+            read=in_order,
+            bootstrap=bootstrap,
+            seed=seed,
+            strata=lambda items: np.arange(len(items)) // window,
+            strata_name="window",
+        )
         return {
             "study": study.slug,
             "by": "window",
             "window": window,
+            "bootstrap": shared.describe(),
             "dimensions": [
                 {
                     "dimension": d.key,
                     "level": level,
                     "windows": agreement_windows(
-                        _in_order(read[d.key].at_level(level).as_dict(), order),
+                        _in_order(in_order[d.key].at_level(level).as_dict(), order),
                         size=window,
                         multiple=d.multiple,
                         bootstrap=bootstrap,
                         seed=seed,
                         empty=NO_CATEGORY,
+                        parent_distance=study.parent_distance if level == "path" else None,
+                        draws=shared,
                     ),
                 }
                 for d in dimensions
                 for level in levels(d, scheme)
             ],
         }
+    draws = run_draws_of(read=read, bootstrap=bootstrap, seed=seed)
     return {
         "study": study.slug,
-        "dimensions": _figures(**figures, mask=None, bootstrap=bootstrap, seed=seed),
+        "bootstrap": draws.describe(),
+        "dimensions": _without_draws(_figures(**figures, mask=None, draws=draws)),
     }
+
+
+# Draws for the study page's double-coding figure: enough for the width of an interval.
+PLAN_BOOTSTRAP = 200
+
+
+def study_double_coding(*, study: Study, final_only: bool = False) -> list[dict]:
+    """Per dimension (its full paths): alpha's interval half-width now and how many more
+    double-coded items bring it to +-HALF_WIDTH, as the study page shows it; [] for a study
+    without agreement."""
+    if agreement_not_applicable(study=study) is not None:
+        return []
+    result = study_agreement(study=study, bootstrap=PLAN_BOOTSTRAP, final_only=final_only)
+    return [
+        {"dimension": entry["dimension"], **entry["double_coding"]}
+        for entry in result["dimensions"]
+        if entry["level"] == "path" and entry["double_coding"] is not None
+    ]
+
+
+def _add_changes(earlier: list[dict], later: list[dict]) -> None:
+    """Each later entry's "change": its coefficients minus the same dimension and level's in
+    the earlier batch, with intervals from the paired draws."""
+    before = {(entry["dimension"], entry["level"]): entry for entry in earlier}
+    for entry in later:
+        match = before.get((entry["dimension"], entry["level"]))
+        if match is not None:
+            entry["change"] = changes((match, match["_draws"]), (entry, entry["_draws"]))
 
 
 def _in_order(ratings: dict, order: list[int]) -> list[tuple[int, dict]]:

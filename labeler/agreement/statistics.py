@@ -25,11 +25,18 @@ Methods (q = the number of distinct values observed, r_i = ratings of item i):
 - Krippendorff's alpha (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability"):
   1 - (n - 1) sum_u [sum_{i != j} d(v_ui, v_uj) / (m_u - 1)] / sum_{c, k} n_c n_k d(c, k),
   over the items with two or more ratings (n values in all, n_c of value c). d is nominal
-  for single-select dimensions and MASI for multi-select ones. Its 95% CI is a percentile
-  bootstrap over items (see `_alpha_bootstrap`).
+  for single-select dimensions and MASI for multi-select ones.
+- Intervals (labeler.agreement.intervals): every coefficient, each pair's kappa and each
+  category's kappa has a 95% percentile bootstrap interval over items, from one seeded set
+  of draws shared by every figure of a run; percent agreement, Fleiss' kappa and AC1 also
+  Gwet's analytic one, each pair's kappa that of Fleiss, Cohen & Everitt. alpha_ci95 is
+  alpha's bootstrap interval.
+- Hierarchy alpha (labeler.agreement.hierarchy): on nested single-select paths, alpha with
+  a distance that gives partial credit to two paths under one top category.
 - Per category: how many ratings used it, by annotator, and its one-vs-rest kappa: the
   generalised Fleiss' kappa of the two-category data "c" / "anything else" (Fleiss 1971's
-  category kappas when every item has the same number of ratings).
+  category kappas when every item has the same number of ratings); of the same two-value
+  data also percent agreement, AC1 and (nominal) alpha, each with its bootstrap interval.
 - Confusion matrices per annotator pair, and the team's most confused pairs of values:
   unordered pairs {x, y}, counted once per pair of annotators who both rated an item and
   disagreed.
@@ -44,7 +51,11 @@ The result is the agreement report's JSON for one dimension and level, less "dim
 "krippendorff_alpha", "alpha_ci95", "gwet_ac1", "interpretation", "per_category",
 "confusion", "most_confused" and "notes"; also "headline" (the coefficient that
 "interpretation" is the band of), "bands" (each coefficient's band), "alpha_distance"
-("nominal" or "masi") and "bootstrap" (the draws and seed of alpha's CI).
+("nominal" or "masi"), "bootstrap" (the draws, seed, method and strata of every bootstrap
+interval), "intervals" ({coefficient: {method: interval}}, methods "bootstrap" and "gwet"),
+"interval_methods" (what each method is) and "hierarchy_alpha" (None unless asked for on
+nested paths). Each pair in "cohen_kappa_pairs" and each row of "per_category" has its
+"intervals" too.
 
 Multi-select dimensions (values are frozensets of category paths): percent agreement, both
 kappas, AC1 and the confusion matrices treat an annotator's whole set as one nominal value
@@ -60,16 +71,26 @@ from itertools import combinations
 
 import numpy as np
 
+from labeler.agreement import hierarchy
+from labeler.agreement.intervals import (
+    ANALYTIC,
+    COEFFICIENTS,
+    METHODS,
+    PER_CATEGORY,
+    CoefficientDraws,
+    Draws,
+    analytic,
+    coefficient_draws,
+    difference,
+    make_draws,
+    summary,
+)
+
 Value = str | frozenset[str]
 Ratings = Mapping[Hashable, Mapping[str, Value]]
 
 # The standard normal's 97.5th percentile: a two-sided 95% interval.
 Z95 = 1.959963984540054
-# Floats held at once by one block of bootstrap draws: bounds memory whatever the data.
-BOOTSTRAP_BLOCK = 4_000_000
-# A profile shared by at most this many items is drawn by throwing items into profiles (a
-# random integer per item) rather than by a binomial variate (dearer than ~16 integers).
-RARE_WEIGHT = 16
 LANDIS_KOCH = (
     (0.20, "slight"),
     (0.40, "fair"),
@@ -131,13 +152,16 @@ def agreement(
     seed: int = 0,
     most_confused: int = 10,
     empty: str | None = None,
+    parent_distance: float | None = None,
 ) -> dict:
     """Every agreement statistic of one dimension and level (see the module docstring).
 
     `ratings`: item -> {username: value}; `multiple`: values are frozensets of paths;
-    `bootstrap`: draws for alpha's CI (0: no CI); `seed`: the draws' seed (same input and
-    seed, same CI); `most_confused`: how many confused value pairs to list; `empty`: the
-    value that means "no category chosen" (see agreement_from_codes)."""
+    `bootstrap`: draws for the intervals (0: no bootstrap interval); `seed`: the draws' seed
+    (same input and seed, same intervals); `most_confused`: how many confused value pairs to
+    list; `empty`: the value that means "no category chosen" (see agreement_from_codes);
+    `parent_distance`: compute the hierarchy alpha with this distance between two paths
+    under one top category (labeler.agreement.hierarchy)."""
     codes, categories, annotators = codes_from_ratings(ratings, multiple=multiple)
     return agreement_from_codes(
         codes,
@@ -148,6 +172,7 @@ def agreement(
         seed=seed,
         most_confused=most_confused,
         empty=empty,
+        parent_distance=parent_distance,
     )
 
 
@@ -160,33 +185,90 @@ def agreement_windows(
     seed: int = 0,
     most_confused: int = 10,
     empty: str | None = None,
+    parent_distance: float | None = None,
+    draws: Draws | None = None,
 ) -> list[dict]:
     """Agreement over consecutive windows of `size` items, in the order given (the order they
     were labelled); the last window may be shorter. Each dict has "window" (1-based),
     "first" and "last" (1-based positions of its first and last item) and agreement()'s
-    keys, equal to agreement() on that window's items alone."""
+    keys, whose estimates equal agreement() on that window's items alone. The intervals of
+    all windows come from one set of draws (`bootstrap` draws seeded with `seed`, each
+    window resampled within itself), so each window after the first also has "change": each
+    coefficient's difference from the window before with its interval from the paired
+    draws (see labeler.agreement.intervals). `draws`: the run's draws over the items in this
+    order, stratified by these windows, when other figures share them."""
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ValueError(f"size: a window holds at least one item, got {size!r}")
     items = [item for item, _ in ratings_in_order]
     codes, categories, annotators = _encode(
         items, [by_annotator for _, by_annotator in ratings_in_order], multiple
     )
-    windows = []
+    strata = np.arange(len(items)) // size
+    if draws is None:
+        draws = run_draws(codes, strata=strata, strata_name="window", draws=bootstrap, seed=seed)
+    elif len(draws.group) != len(items):
+        raise ValueError(f"draws: one row per item in order ({len(items)})")
+    windows, before = [], None
     for number, start in enumerate(range(0, len(items), size), start=1):
         stop = min(start + size, len(items))
         window = {"window": number, "first": start + 1, "last": stop}
-        window |= agreement_from_codes(
+        figures, draws_of_window = agreement_with_draws(
             codes[start:stop],
             categories,
             annotators,
             multiple=multiple,
-            bootstrap=bootstrap,
-            seed=seed,
+            draws=draws.subset(strata == number - 1),
             most_confused=most_confused,
             empty=empty,
+            parent_distance=parent_distance,
         )
+        window |= figures
+        if before is not None:
+            window["change"] = changes(before, (figures, draws_of_window))
         windows.append(window)
+        before = (figures, draws_of_window)
     return windows
+
+
+def run_draws(
+    codes: np.ndarray,
+    *,
+    draws: int,
+    seed: int,
+    strata: np.ndarray | None = None,
+    strata_name: str | None = None,
+) -> Draws:
+    """One run's bootstrap draws over the rows of `codes` (items x anything: every code a
+    figure of the run reads), stratified by `strata` when given; `draws` 0 gives none."""
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
+        raise ValueError(f"bootstrap: a whole number >= 0, got {draws!r}")
+    codes = np.asarray(codes)
+    codes = codes.reshape(len(codes), -1) if codes.size else np.zeros((len(codes), 1), np.intp)
+    return make_draws(codes, draws=draws, seed=seed, strata=strata, strata_name=strata_name)
+
+
+def changes(
+    earlier: tuple[dict, CoefficientDraws | None], later: tuple[dict, CoefficientDraws | None]
+) -> dict:
+    """Each coefficient's difference, later minus earlier, with its bootstrap interval from
+    the paired draws (both figures must come from the same run's draws)."""
+    (first, first_draws), (second, second_draws) = earlier, later
+    found = {}
+    for name in (*COEFFICIENTS, "hierarchy_alpha"):
+        a, b = _estimate(first, name), _estimate(second, name)
+        if first_draws is None or second_draws is None or name not in first_draws.coefficients:
+            found[name] = None if a is None or b is None else {"estimate": b - a, "bootstrap": None}
+            continue
+        found[name] = difference(
+            first_draws.coefficients[name], second_draws.coefficients[name], a, b
+        )
+    return found
+
+
+def _estimate(result: dict, name: str) -> float | None:
+    if name == "hierarchy_alpha":
+        return (result.get("hierarchy_alpha") or {}).get("estimate")
+    return result.get(name)
 
 
 def agreement_from_codes(
@@ -199,6 +281,8 @@ def agreement_from_codes(
     seed: int = 0,
     most_confused: int = 10,
     empty: str | None = None,
+    parent_distance: float | None = None,
+    draws: Draws | None = None,
 ) -> dict:
     """agreement() on codes: `codes[i, a]` is the index in `categories` of annotator
     `annotators[a]`'s value for item i, or -1 when they did not rate it. Values nobody used,
@@ -208,10 +292,51 @@ def agreement_from_codes(
     `empty` is the single-select value that means "no category chosen" (a multi-select
     rating's is the empty set). When every rating is empty nobody chose anything: agreeing on
     nothing is no agreement, so every coefficient is None (a note says why), never a percent
-    agreement of 1 computed over nothing."""
-    codes, categories, annotators, unrated = _compact(
+    agreement of 1 computed over nothing.
+
+    `draws`: the run's bootstrap draws (run_draws; rows aligned with `codes`), shared with
+    the run's other figures; without them the figure draws its own (`bootstrap`, `seed`)."""
+    return agreement_with_draws(
+        codes,
+        categories,
+        annotators,
+        multiple=multiple,
+        bootstrap=bootstrap,
+        seed=seed,
+        most_confused=most_confused,
+        empty=empty,
+        parent_distance=parent_distance,
+        draws=draws,
+    )[0]
+
+
+def agreement_with_draws(
+    codes: np.ndarray,
+    categories: Sequence[Value],
+    annotators: Sequence[str],
+    *,
+    multiple: bool = False,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    most_confused: int = 10,
+    empty: str | None = None,
+    parent_distance: float | None = None,
+    draws: Draws | None = None,
+) -> tuple[dict, CoefficientDraws | None]:
+    """agreement_from_codes(), and its coefficients on every draw (None when there are
+    none), for the differences between figures of one run (`changes`)."""
+    if parent_distance is not None:
+        parent_distance = hierarchy.check_parent_distance(parent_distance)
+    codes, categories, annotators, rated_items = _compact(
         codes, categories, annotators, multiple, bootstrap, most_confused
     )
+    unrated = int((~rated_items).sum())
+    if draws is None:
+        draws = run_draws(codes, draws=bootstrap, seed=seed)
+    elif len(draws.group) != len(rated_items):
+        raise ValueError(f"draws: one row per row of codes ({len(rated_items)})")
+    else:
+        draws = draws.subset(rated_items)
     notes: list[str] = []
     if multiple:
         notes.append(
@@ -261,7 +386,7 @@ def agreement_from_codes(
             )
     distances = _masi_distances(categories) if multiple else None
     pa, fleiss, ac1 = _fleiss_and_ac1(profiles, len(categories))
-    alpha, terms = _alpha(profiles, distances, len(categories), notes)
+    alpha, _ = _alpha(profiles, distances, len(categories), notes)
     pairs, confusion, confused = _pairs(codes, categories, annotators, most_confused, notes)
     defined = [pair["kappa"] for pair in pairs if pair["kappa"] is not None]
     mean_kappa = sum(defined) / len(defined) if defined else None
@@ -276,7 +401,37 @@ def agreement_from_codes(
         notes.append("a single annotator rated: no pair to compare")
     if nothing_chosen:
         pa = fleiss = ac1 = alpha = None
-    ci = _alpha_bootstrap(terms, distances, bootstrap, seed, notes) if alpha is not None else None
+    per_category = _per_category(profiles, codes, categories, annotators, multiple, notes)
+    path_distances = None
+    if parent_distance is not None and not multiple and hierarchy.nested(categories):
+        path_distances = hierarchy.path_distances(categories, parent_distance)
+    hierarchy_alpha = None
+    if path_distances is not None and alpha is not None:
+        hierarchy_alpha, _ = _alpha(profiles, path_distances, len(categories), [])
+    point = {
+        "percent_agreement": pa,
+        "mean_cohen_kappa": mean_kappa,
+        "fleiss_kappa": fleiss,
+        "krippendorff_alpha": alpha,
+        "gwet_ac1": ac1,
+        "hierarchy_alpha": hierarchy_alpha,
+    }
+    on_draws = None
+    if pa is not None:
+        on_draws = coefficient_draws(
+            codes,
+            len(categories),
+            draws,
+            distances=distances,
+            members=_members_of(categories) if multiple else None,
+            extra_distances=None if path_distances is None else {"hierarchy_alpha": path_distances},
+        )
+    intervals = _intervals(point, on_draws, draws, pairs, per_category, notes)
+    ci = (
+        (intervals["krippendorff_alpha"]["bootstrap"] or {}).get("ci95")
+        if alpha is not None
+        else None
+    )
     result |= {
         "percent_agreement": pa,
         "cohen_kappa_pairs": pairs,
@@ -294,13 +449,80 @@ def agreement_from_codes(
             "krippendorff_alpha": alpha_band(alpha),
         },
         "alpha_distance": "masi" if multiple else "nominal",
-        "bootstrap": {"draws": bootstrap, "seed": seed},
-        "per_category": _per_category(profiles, codes, categories, annotators, multiple, notes),
+        "bootstrap": draws.describe(),
+        "intervals": {name: intervals[name] for name in COEFFICIENTS},
+        "interval_methods": METHODS,
+        "hierarchy_alpha": None
+        if hierarchy_alpha is None
+        else {
+            "estimate": hierarchy_alpha,
+            "distances": hierarchy.weights(parent_distance),
+            "intervals": intervals["hierarchy_alpha"],
+        },
+        "per_category": per_category,
         "confusion": confusion,
         "most_confused": confused,
         "notes": notes,
     }
-    return result
+    return result, on_draws
+
+
+def _members_of(categories: Sequence[frozenset[str]]) -> list[list[int]]:
+    """For each multi-select value, the indices of its paths among all paths, sorted."""
+    paths = sorted(set().union(*categories))
+    column = {path: index for index, path in enumerate(paths)}
+    return [[column[path] for path in value] for value in categories]
+
+
+def _intervals(
+    point: dict,
+    on_draws: CoefficientDraws | None,
+    draws: Draws,
+    pairs: list[dict],
+    per_category: list[dict],
+    notes: list[str],
+) -> dict:
+    """Each coefficient's intervals by method (and each pair's and category's, in place)."""
+    bootstrapped = on_draws is not None and draws.draws > 0
+    if point["krippendorff_alpha"] is not None and draws.draws == 0:
+        notes.append("alpha_ci95: no bootstrap asked for (bootstrap=0)")
+    found = {}
+    for name, estimate in point.items():
+        entry = {"bootstrap": None}
+        if bootstrapped and estimate is not None:
+            entry["bootstrap"] = summary(on_draws.coefficients[name], estimate)
+        if name in ANALYTIC:
+            se = on_draws.analytic_se[name] if on_draws is not None else None
+            entry["gwet"] = analytic(estimate, se)
+        found[name] = entry
+    alpha = found["krippendorff_alpha"]["bootstrap"]
+    if alpha is not None and alpha["undefined_draws"]:
+        used = draws.draws - alpha["undefined_draws"]
+        notes.append(
+            f"alpha_ci95: {alpha['undefined_draws']} of {draws.draws} bootstrap draws held a"
+            f" single value and have no alpha; the interval uses the other {used}"
+        )
+    for index, pair in enumerate(pairs):
+        pair["intervals"] = {
+            "bootstrap": summary(on_draws.pairs[index], pair["kappa"]) if bootstrapped else None,
+            "fleiss-cohen-everitt": None if pair["ci95"] is None else {"ci95": pair["ci95"]},
+        }
+    for index, row in enumerate(per_category):
+        row["intervals"] = {}
+        for name in PER_CATEGORY:
+            key = name.removeprefix("category_")
+            if key != "kappa":
+                value = None
+                if on_draws is not None and not np.isnan(on_draws.categories[name][index, 0]):
+                    value = float(on_draws.categories[name][index, 0])
+                row[key] = value
+            estimate = row[key]
+            row["intervals"][key] = {
+                "bootstrap": summary(on_draws.categories[name][index], estimate)
+                if bootstrapped
+                else None
+            }
+    return found
 
 
 @dataclass(frozen=True)
@@ -454,75 +676,6 @@ def _alpha_of_counts(
     defined = expected > 0
     alpha[defined] = 1 - (n[defined] - 1) * observed[defined] / expected[defined]
     return alpha
-
-
-def _alpha_bootstrap(
-    terms: _AlphaTerms, distances: np.ndarray | None, draws: int, seed: int, notes: list[str]
-) -> list[float] | None:
-    """Percentile bootstrap (2.5th and 97.5th percentiles, numpy's linear interpolation) of
-    alpha over the items with two or more ratings, resampled with replacement.
-
-    Alpha depends on an item only through its profile, so a resample is drawn as how many
-    times it takes each profile (`_resample_counts`), and each draw costs a few products
-    over the profiles, not a pass over the items: 1,000 draws on 100,000 items take well
-    under a second with 3 annotators and up to a few dozen categories, and grow with the
-    number of distinct profiles. Seeded with numpy's Generator(seed)."""
-    if draws == 0:
-        notes.append("alpha_ci95: no bootstrap asked for (bootstrap=0)")
-        return None
-    rng = np.random.default_rng(seed)
-    width = max(len(terms.weights), len(terms.triple_profile))
-    block = max(1, BOOTSTRAP_BLOCK // width)
-    alphas = np.concatenate(
-        [
-            _alpha_of_counts(
-                _resample_counts(rng, terms.weights, min(block, draws - start)).astype(float),
-                terms,
-                distances,
-            )
-            for start in range(0, draws, block)
-        ]
-    )
-    defined = alphas[~np.isnan(alphas)]
-    if len(defined) < draws:
-        notes.append(
-            f"alpha_ci95: {draws - len(defined)} of {draws} bootstrap draws held a single value"
-            f" and have no alpha; the interval uses the other {len(defined)}"
-        )
-    if len(defined) == 0:
-        return None
-    low, high = np.percentile(defined, [2.5, 97.5])
-    return [float(low), float(high)]
-
-
-def _resample_counts(rng: np.random.Generator, weights: np.ndarray, draws: int) -> np.ndarray:
-    """How many times each profile is taken (profiles x draws) when the sum(weights) items,
-    weights[k] of them of profile k, are drawn uniformly with replacement, `draws` times.
-
-    A multinomial over the profiles costs one binomial variate per profile and draw, too
-    many when there are many categories and so many rare profiles. Rare profiles of equal
-    weight are equally likely, so they share one cell of the multinomial, and each draw
-    throws that cell's items uniformly into them: one cheap random integer per item, the
-    same distribution as drawing the items one by one."""
-    n = int(weights.sum())
-    rare = weights <= RARE_WEIGHT
-    frequent = np.flatnonzero(~rare)
-    rare_profiles = np.flatnonzero(rare)
-    rare_weight, rare_group, group_size = np.unique(
-        weights[rare], return_inverse=True, return_counts=True
-    )
-    cells = np.r_[weights[frequent], rare_weight * group_size]
-    totals = rng.multinomial(n, cells / n, size=draws).T
-    counts = np.empty((len(weights), draws), dtype=np.int64)
-    counts[frequent] = totals[: len(frequent)]
-    for group, size in enumerate(group_size):
-        members = rare_profiles[rare_group == group]
-        draw = np.repeat(np.arange(draws), totals[len(frequent) + group])
-        chosen = rng.integers(0, size, size=len(draw))
-        counts[members] = np.bincount(chosen * draws + draw, minlength=size * draws).reshape(
-            size, draws
-        )
-    return counts
 
 
 def _pairs(
@@ -728,9 +881,9 @@ def _compact(
     multiple: bool,
     bootstrap: int,
     most_confused: int,
-) -> tuple[np.ndarray, list[Value], list[str], int]:
+) -> tuple[np.ndarray, list[Value], list[str], np.ndarray]:
     """Validates agreement_from_codes' input and drops unused values, annotators with no
-    rating and items with no rating (whose number it returns)."""
+    rating and items with no rating (it returns which items it kept)."""
     codes = np.asarray(codes)
     if codes.ndim != 2 or not (np.issubdtype(codes.dtype, np.integer) or codes.size == 0):
         raise ValueError(f"codes: an integer matrix (items x annotators), got shape {codes.shape}")
@@ -769,7 +922,7 @@ def _compact(
         codes,
         [c for c, u in zip(categories, used, strict=True) if u],
         annotators,
-        int((~items).sum()),
+        items,
     )
 
 

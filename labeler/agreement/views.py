@@ -1,5 +1,7 @@
 """A study's agreement page (its leads and researchers, and staff): per dimension and level the
-coefficients with their intervals and bands, the annotator pairs' kappas, the categories with
+coefficients with their intervals (bootstrap, and Gwet's analytic where there is one) and
+bands, the hierarchy alpha, how many more items to double-code for alpha's interval to
+reach +-0.05, the annotator pairs' kappas, the categories with
 the reasons leads gave for their disagreements, a chosen pair's confusion matrix, and the
 agreement per batch or per window of items. Tables come from the same figures as the agreement
 API (labeler.agreement.ratings.study_agreement); charts are drawn from the tables in the browser. An
@@ -8,14 +10,22 @@ open-coding study's page says why it has no agreement, with no table (nor its CS
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import PermissionDenied
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
-from django.views.decorators.http import require_GET
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from config.csp import chart_styles
-from labeler.agreement.ratings import WINDOW_MIN, agreement_not_applicable, study_agreement
+from labeler.agreement.ratings import (
+    BOOTSTRAP,
+    WINDOW_MIN,
+    agreement_not_applicable,
+    study_agreement,
+)
+from labeler.agreement.services import study_parent_distance_set
 from labeler.agreement.statistics import ALPHA_RELIABLE, ALPHA_TENTATIVE, LANDIS_KOCH
 from labeler.common.names import reason_names
 from labeler.common.permissions import (
@@ -25,15 +35,16 @@ from labeler.common.permissions import (
     study_get_for_user,
 )
 from labeler.common.scheme import study_scheme
+from labeler.common.views import require_lead
 from labeler.models import DisagreementReason
 
-# Each coefficient as the table names it, with its interval's key when it has one.
+# Each coefficient as the table names it.
 COEFFICIENTS = (
-    ("percent_agreement", "Percent agreement", None),
-    ("mean_cohen_kappa", "Cohen's kappa (mean over pairs)", None),
-    ("fleiss_kappa", "Fleiss' kappa", None),
-    ("krippendorff_alpha", "Krippendorff's alpha", "alpha_ci95"),
-    ("gwet_ac1", "Gwet's AC1", None),
+    ("percent_agreement", "Percent agreement"),
+    ("mean_cohen_kappa", "Cohen's kappa (mean over pairs)"),
+    ("fleiss_kappa", "Fleiss' kappa"),
+    ("krippendorff_alpha", "Krippendorff's alpha"),
+    ("gwet_ac1", "Gwet's AC1"),
 )
 TREND = (
     ("krippendorff_alpha", "Krippendorff's alpha"),
@@ -51,8 +62,8 @@ BAND_SCALES = {
 }
 LEVEL_NAMES = {"top": "top-level categories", "path": "full categories"}
 DEFAULT_WINDOW = 20
-# The trend only draws its points: their intervals would cost a bootstrap per window.
-TREND_BOOTSTRAP = 0
+# The trend's whiskers: one set of draws for all its batches (or each dimension's windows).
+TREND_BOOTSTRAP = BOOTSTRAP
 
 
 class AgreementPageForm(forms.Form):
@@ -78,7 +89,7 @@ def band_legend() -> list[dict]:
         (name, f"{'0' if n == 0 else bounds[n - 1]} to {bound}")
         for n, ((_, name), bound) in enumerate(zip(LANDIS_KOCH, bounds, strict=True))
     ]
-    coefficients = {key: name for key, name, _ in COEFFICIENTS}
+    coefficients = dict(COEFFICIENTS)
     return [
         {
             "scale": scale,
@@ -107,15 +118,29 @@ def _pair_key(names) -> str:
 
 def _coefficients(entry: dict) -> list[dict]:
     rows = []
-    for key, name, ci_key in COEFFICIENTS:
+    for key, name in COEFFICIENTS:
+        intervals = entry["intervals"][key]
         rows.append(
             {
                 "key": key,
                 "name": name,
                 "value": entry[key],
-                "ci": entry[ci_key] if ci_key else None,
+                "bootstrap": intervals["bootstrap"],
+                "gwet": intervals.get("gwet"),
                 "band": entry["bands"].get(key),
                 "scale": BAND_SCALES.get(key),
+            }
+        )
+    credit = entry["hierarchy_alpha"]
+    if credit is not None:
+        rows.append(
+            {
+                "key": "hierarchy_alpha",
+                "name": "Hierarchy alpha (partial credit for the same top category)",
+                "value": credit["estimate"],
+                "bootstrap": credit["intervals"]["bootstrap"],
+                "gwet": None,
+                "band": None,
             }
         )
     return rows
@@ -150,7 +175,11 @@ def _trend_row(label: str, figures: dict) -> dict:
     return {
         "label": label,
         "items": figures["items"],
-        "values": [figures[key] for key, _ in TREND],
+        "values": [
+            (figures[key], (figures["intervals"][key]["bootstrap"] or {}).get("ci95"))
+            for key, _ in TREND
+        ],
+        "change": (figures.get("change") or {}).get("krippendorff_alpha"),
     }
 
 
@@ -274,5 +303,38 @@ def study_agreement_page(request, slug: str):
             "reasons": reason_names(),
             "pseudonyms": pseudonyms,
             "legend": band_legend(),
+            "parent_distance_form": ParentDistanceForm(
+                initial={"parent_distance": study.parent_distance}
+            ),
         },
     )
+
+
+class ParentDistanceForm(forms.Form):
+    parent_distance = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        label="Hierarchy alpha: distance between two paths under one top category",
+        help_text="0: as good as the same path; 1: no credit (the nominal alpha).",
+    )
+
+
+@require_POST
+def study_parent_distance(request, slug: str):
+    """A lead sets the hierarchy alpha's distance for the study; back to its agreement page."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    form = ParentDistanceForm(request.POST)
+    if not form.is_valid():
+        for error in form.errors.get("parent_distance", []):
+            messages.error(request, f"parent_distance: {error}")
+        return redirect(reverse("studies:agreement", args=[study.slug]))
+    try:
+        study_parent_distance_set(study=study, parent_distance=form.cleaned_data["parent_distance"])
+    except ValidationError as error:
+        messages.error(request, f"parent_distance: {'; '.join(error.messages)}")
+    else:
+        messages.success(
+            request, f"The hierarchy alpha now counts {study.parent_distance:g} for a parent match."
+        )
+    return redirect(reverse("studies:agreement", args=[study.slug]))

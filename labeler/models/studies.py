@@ -3,6 +3,7 @@
 import datetime as dt
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -68,6 +69,16 @@ class Study(models.Model):
         db_default=False,
         help_text="Open coding: annotators see, and are offered, the codes others wrote while "
         "the round runs. Off: each sees only their own.",
+    )
+    # labeler.agreement.hierarchy: the hierarchy alpha's distance between two different paths
+    # under one top category (0: as good as the same path, 1: no credit).
+    parent_distance = models.FloatField(
+        default=0.5,
+        db_default=0.5,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Hierarchy alpha: the distance between two different category paths under "
+        "one top category (0 to 1; the same path is 0, paths under different top categories "
+        "1).",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -11,10 +11,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config.csp import chart_styles_allow
 from labeler.adjudication.selectors import final_labels_visible, study_disagreements
+from labeler.agreement.ratings import study_double_coding
 from labeler.coding.board.views import new_study_initial
 from labeler.coding.views import open_coding_context
 from labeler.common.permissions import (
     access_adjudicates,
+    access_figures_final_only,
     access_sees_agreement,
     study_get_for_user,
     user_can_create_study,
@@ -196,6 +198,10 @@ def study_detail(request, slug: str):
         "adjudicates": access_adjudicates(access) and study.kind != Study.Kind.OPEN,
         **open_coding_context(study=study, access=access),
     }
+    if context["sees_agreement"]:
+        context["double_coding"] = study_double_coding(
+            study=study, final_only=access_figures_final_only(access)
+        )
     if context["adjudicates"]:
         context["to_decide"] = len(
             study_disagreements(study=study, scheme=study_scheme(study=study))

@@ -19,7 +19,7 @@ def raw(value) -> str:
 @register.filter
 def figure(value, digits: int = 2) -> str:
     """A whole number as it is, another with `digits` decimals; a dash for none."""
-    if value is None:
+    if value is None or value == "":
         return MISSING
     if isinstance(value, int) or float(value).is_integer():
         return str(int(value))

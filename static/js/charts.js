@@ -15,6 +15,8 @@
 //   heatmap column or line each, named by the header's text;
 // - box: header cells marked data-stat="low|q1|median|q3|high|mean" give each row's box (low
 //   and high are the whiskers' ends);
+// - line: a cell with data-low and data-high draws whiskers from low to high around its point
+//   (an interval; none where they are "");
 // - a cell's number is its data-value ("" for none), else its text; a row with no cell in a
 //   column (a "nothing yet" row spanning the table) has no number there; on bars and heatmap
 //   cells the chart writes the cell's data-label, else its text.
@@ -51,6 +53,27 @@ function cellNumber(cell) {
   return Number.isFinite(number) ? number : null;
 }
 
+function boundNumber(cell, which) {
+  if (!cell || cell.dataset[which] === undefined || cell.dataset[which] === "") return null;
+  const number = Number(cell.dataset[which]);
+  return Number.isFinite(number) ? number : null;
+}
+
+// Whiskers for a line's points: plotly's asymmetric error bars, from each cell's interval.
+function whiskers(series, colour) {
+  if (!series.lows.some((low) => low !== null)) return undefined;
+  const reach = (bound, value, sign) => (bound === null || value === null ? 0 : sign * (bound - value));
+  return {
+    type: "data",
+    symmetric: false,
+    array: series.highs.map((high, row) => reach(high, series.values[row], 1)),
+    arrayminus: series.lows.map((low, row) => reach(low, series.values[row], -1)),
+    color: colour,
+    thickness: 1.5,
+    width: 4,
+  };
+}
+
 function cellLabel(cell) {
   if (!cell) return "";
   return cell.dataset.label !== undefined ? cell.dataset.label : cell.textContent.trim();
@@ -80,6 +103,8 @@ function readSeries(table) {
       name: column.name,
       values: rows.map((row) => cellNumber(row.cells[column.index])),
       texts: rows.map((row) => cellLabel(row.cells[column.index])),
+      lows: rows.map((row) => boundNumber(row.cells[column.index], "low")),
+      highs: rows.map((row) => boundNumber(row.cells[column.index], "high")),
     })),
   };
 }
@@ -247,6 +272,7 @@ function lineChart(figure, table) {
       y: series.values,
       line: { color: cycle(COLOURS, index), dash: cycle(DASHES, index), width: 2 },
       marker: { symbol: cycle(SYMBOLS, index), size: 7, color: cycle(COLOURS, index) },
+      error_y: whiskers(series, cycle(COLOURS, index)),
       connectgaps: false,
     })),
     layout: baseLayout({

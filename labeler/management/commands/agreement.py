@@ -8,6 +8,7 @@ from config.commands import READING_COMMAND_CHECKS
 from labeler.agreement.ratings import (
     BOOTSTRAP,
     BY,
+    HALF_WIDTH,
     WINDOW_MIN,
     AgreementNotApplicable,
     study_agreement,
@@ -16,11 +17,11 @@ from labeler.common.scheme import dimension_get, study_scheme
 from labeler.models import Study
 
 FIGURES = [
-    ("percent agreement", "percent_agreement", None),
-    ("Cohen's kappa, mean of pairs", "mean_cohen_kappa", None),
-    ("Fleiss' kappa", "fleiss_kappa", None),
-    ("Krippendorff's alpha", "krippendorff_alpha", "alpha_ci95"),
-    ("Gwet's AC1", "gwet_ac1", None),
+    ("percent agreement", "percent_agreement"),
+    ("Cohen's kappa, mean of pairs", "mean_cohen_kappa"),
+    ("Fleiss' kappa", "fleiss_kappa"),
+    ("Krippendorff's alpha", "krippendorff_alpha"),
+    ("Gwet's AC1", "gwet_ac1"),
 ]
 
 
@@ -28,8 +29,15 @@ def _number(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _interval(bounds) -> str:
-    return "" if bounds is None else f"  [{_number(bounds[0])}, {_number(bounds[1])}]"
+def _intervals(intervals: dict) -> str:
+    """A figure's intervals, each named by its method."""
+    shown = []
+    for method, found in intervals.items():
+        if found and found.get("ci95"):
+            low, high = found["ci95"]
+            flag = " (read with care)" if found.get("degenerate") else ""
+            shown.append(f"{method} [{_number(low)}, {_number(high)}]{flag}")
+    return "  " + "; ".join(shown) if shown else ""
 
 
 def _table(entry: dict) -> list[str]:
@@ -39,23 +47,40 @@ def _table(entry: dict) -> list[str]:
         f"{entry['pairable_items']} with two or more ratings, {entry['annotators']} annotators, "
         f"{entry['ratings']} ratings"
     ]
-    width = max(len(name) for name, _, _ in FIGURES)
-    for name, key, interval in FIGURES:
-        bounds = entry.get(interval) if interval else None
-        lines.append(f"  {name:<{width}}  {_number(entry[key])}{_interval(bounds)}")
+    width = max(len(name) for name, _ in FIGURES)
+    for name, key in FIGURES:
+        lines.append(
+            f"  {name:<{width}}  {_number(entry[key])}{_intervals(entry['intervals'][key])}"
+        )
+    credit = entry.get("hierarchy_alpha")
+    if credit:
+        lines.append(
+            f"  {'hierarchy alpha':<{width}}  {_number(credit['estimate'])}"
+            f"{_intervals(credit['intervals'])}  (same top category:"
+            f" {credit['distances']['same_top_category']})"
+        )
     if entry.get("interpretation"):
         lines.append(f"  {'reading':<{width}}  {entry['interpretation']}")
+    plan = entry.get("double_coding")
+    if plan and plan["more_items"] is not None:
+        lines.append(
+            f"  double-coding: alpha +-{_number(plan['half_width'])} on {plan['items']} items;"
+            f" {plan['more_items']} more for +-{plan['half_width_wanted']}"
+        )
     for pair in entry["cohen_kappa_pairs"]:
         first, second = pair["annotators"]
         lines.append(
-            f"  kappa {first} / {second}: {_number(pair['kappa'])}{_interval(pair['ci95'])} "
+            f"  kappa {first} / {second}: {_number(pair['kappa'])}{_intervals(pair['intervals'])} "
             f"on {pair['items']} items"
         )
     for row in entry["per_category"]:
         kappa = _number(row["kappa"])
         given = ", ".join(f"{reason} {n}" for reason, n in row["reasons"].items() if n)
         reasons = f"; adjudicated: {given}" if given else ""
-        lines.append(f"  {row['category']}: {row['count']} ratings, kappa {kappa}{reasons}")
+        lines.append(
+            f"  {row['category']}: {row['count']} ratings, kappa {kappa}"
+            f"{_intervals(row['intervals']['kappa'])}{reasons}"
+        )
     lines.extend(f"  note: {note}" for note in entry["notes"])
     return lines
 
@@ -111,13 +136,21 @@ class Command(BaseCommand):
             type=int,
             default=BOOTSTRAP,
             metavar="N",
-            help=f"resamples for alpha's interval (default {BOOTSTRAP}; 0: none)",
+            help=f"resamples for every figure's interval (default {BOOTSTRAP}; 0: none)",
         )
         parser.add_argument(
             "--pseudonyms", action="store_true", help="name annotators A1, A2, … instead"
         )
+        parser.add_argument(
+            "--half-width",
+            type=float,
+            metavar="H",
+            help=f"alpha's interval half-width to plan double-coding for (default {HALF_WIDTH})",
+        )
 
     def handle(self, *args, slug, dimension, as_json, by, window, bootstrap, pseudonyms, **options):
+        if options["half_width"] is not None and not 0 < options["half_width"] < 1:
+            raise CommandError("--half-width: a number between 0 and 1")
         study = Study.objects.select_related("codebook").filter(slug=slug).first()
         if study is None:
             raise CommandError(f"no study {slug!r}")
@@ -144,6 +177,7 @@ class Command(BaseCommand):
                 window=window,
                 bootstrap=bootstrap,
                 pseudonyms=pseudonyms,
+                half_width=options["half_width"] or HALF_WIDTH,
             )
         except AgreementNotApplicable as error:
             raise CommandError(f"{slug}: {error}") from None

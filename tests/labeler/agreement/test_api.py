@@ -71,9 +71,50 @@ def test_per_batch_and_per_window(call):
         ("?bootstrap=-1", "bootstrap", "greater than or equal to 0"),
         ("?bootstrap=100000", "bootstrap", "less than or equal to 10000"),
         ("?windows=5", "windows", "did you mean 'window'"),
+        ("?half_width=2", "half_width", "less than or equal to 0.999"),
+        ("?half_width=wide", "half_width", "valid number"),
     ],
 )
 def test_a_bad_query_is_named(call, query, field, words):
     response = call("lead", "get", PATH + query)
+    assert response.status_code == 400
+    assert words in response.json()["fields"][field][0]
+
+
+PLAN = "/api/agreement/plan/?expected=0.7&shares=0.2,0.3,0.5&half_width=0.1"
+
+
+@statuses(
+    annotator=200,
+    other_annotator=200,
+    lead=200,
+    researcher=200,
+    outsider=200,
+    anonymous=401,
+    staff=200,
+)
+def test_the_double_coding_plan(call, role, expected):
+    response = call(role, "get", PLAN + "&annotators=3&seed=2")
+    assert response.status_code == expected
+    if expected == 200:
+        plan = response.json()
+        assert plan["annotators"] == 3 and plan["seed"] == 2 and plan["draws"] == 400
+        assert plan["items"] > 0
+        assert plan["half_width"] == pytest.approx(0.1, rel=0.05)
+        assert "bootstrap" in plan["method"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "words"),
+    [
+        ("?expected=0.7&shares=0.5&half_width=0.1", "shares", "2 to 50 positive shares"),
+        ("?expected=0.7&shares=a,b&half_width=0.1", "shares", "numbers separated by commas"),
+        ("?expected=1.5&shares=0.5,0.5&half_width=0.1", "expected", "less than or equal to"),
+        ("?expected=0.7&shares=0.5,0.5", "half_width", "required"),
+        ("?expected=0.7&shares=0.5,0.5&half_width=0.1&coefficient=ac1", "coefficient", "valid"),
+    ],
+)
+def test_a_bad_plan_query_is_named(call, query, field, words):
+    response = call("lead", "get", "/api/agreement/plan/" + query)
     assert response.status_code == 400
     assert words in response.json()["fields"][field][0]

@@ -107,3 +107,20 @@ def test_per_batch_and_per_window(study):
 def test_mistakes_are_named(study, args, words):
     with pytest.raises(CommandError, match=words):
         run(*args)
+
+
+def test_the_json_and_the_table_give_every_interval_with_its_method(study):
+    result = json.loads(run("perf", "--json", "--bootstrap", "60", "--half-width", "0.2"))
+    assert result["bootstrap"]["draws"] == 60
+    path = result["dimensions"][1]
+    assert set(path["intervals"]["gwet_ac1"]) == {"bootstrap", "gwet"}
+    assert path["hierarchy_alpha"]["distances"]["same_top_category"] == 0.5
+    assert path["double_coding"]["half_width_wanted"] == 0.2
+    text = run("perf", "--dimension", "root-cause", "--bootstrap", "60")
+    assert "Gwet's AC1" in text and "gwet [" in text and "bootstrap [" in text
+    assert "hierarchy alpha" in text and "(same top category: 0.5)" in text
+
+
+def test_the_half_width_is_checked(study):
+    with pytest.raises(CommandError, match="--half-width"):
+        run("perf", "--half-width", "3")

@@ -290,3 +290,69 @@ def test_a_study_with_no_labels_yet_has_no_figures_and_says_why(study):
     (impact,) = result["dimensions"]
     assert (impact["items"], impact["ratings"], impact["krippendorff_alpha"]) == (0, 0, None)
     assert impact["notes"]
+
+
+def test_every_figure_of_a_call_shares_one_set_of_draws(study, people):
+    study.parent_distance = 0.25
+    study.save(update_fields=["parent_distance"])
+    for labels in ((LEAK, LEAK, BLOAT), (THREADS, THREADS, THREADS), (LEAK, BLOAT, BLOAT)):
+        for user, answer in zip(people, labels, strict=True):
+            label(study, user, answer)
+
+    result = study_agreement(study=study, bootstrap=50, seed=4, half_width=0.1)
+
+    assert result["bootstrap"]["draws"] == 50 and result["bootstrap"]["seed"] == 4
+    assert all(entry["bootstrap"] == result["bootstrap"] for entry in result["dimensions"])
+    top, path = result["dimensions"][:2]
+    assert top["hierarchy_alpha"] is None
+    credit = path["hierarchy_alpha"]
+    assert credit["distances"]["same_top_category"] == 0.25
+    # memory/leak against memory/bloat is half a disagreement or less: more credit than nominal.
+    assert path["krippendorff_alpha"] < credit["estimate"]
+    assert set(path["intervals"]) == {
+        "percent_agreement",
+        "mean_cohen_kappa",
+        "fleiss_kappa",
+        "krippendorff_alpha",
+        "gwet_ac1",
+    }
+    assert path["intervals"]["gwet_ac1"]["gwet"]["se"] > 0
+    plan = path["double_coding"]
+    assert plan["items"] == path["pairable_items"] == 3
+    assert plan["half_width_wanted"] == 0.1
+    assert plan["more_items"] == plan["items_needed"] - 3 >= 0
+    json.dumps(result, allow_nan=False)
+
+
+def test_each_batch_after_the_first_has_its_change_from_paired_draws(study, people):
+    StudyItem.objects.filter(study=study, position=1).update(batch=2)
+    for user in people:
+        label(study, user, LEAK)
+    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
+        label(study, user, answer)
+
+    result = study_agreement(study=study, by="batch", dimension="root-cause", bootstrap=40)
+
+    assert result["bootstrap"]["strata"] == "batch"
+    first, second = (batch["dimensions"] for batch in result["batches"])
+    assert all("change" not in entry for entry in first)
+    change = second[1]["change"]["percent_agreement"]
+    assert change["estimate"] == second[1]["percent_agreement"] - first[1]["percent_agreement"]
+    assert change["bootstrap"]["ci95"] is not None
+    json.dumps(result, allow_nan=False)
+
+
+def test_windows_of_every_dimension_share_one_set_of_draws(study, people):
+    answers = [(THREADS, THREADS, THREADS), (LEAK, BLOAT, THREADS), (LEAK, LEAK, LEAK)]
+    for labels in answers:
+        for user, answer in zip(people, labels, strict=True):
+            label(study, user, answer)
+
+    result = study_agreement(study=study, by="window", window=2, bootstrap=30, seed=3)
+
+    assert result["bootstrap"] == {**result["bootstrap"], "draws": 30, "seed": 3}
+    assert result["bootstrap"]["strata"] == "window"
+    for entry in result["dimensions"]:
+        assert all(w["bootstrap"] == result["bootstrap"] for w in entry["windows"])
+        assert "change" in entry["windows"][1]
+    json.dumps(result, allow_nan=False)

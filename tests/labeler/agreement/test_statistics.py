@@ -409,15 +409,16 @@ class TestFastPathAndWindows:
     @RANDOMISED
     @given(studies(max_items=30), st.integers(1, 12))
     def test_each_window_equals_agreement_on_its_items(self, ratings, size):
+        """Estimates equal; the intervals come from the windows' shared draws (below)."""
         in_order = list(ratings.items())
-        windows = agreement_windows(in_order, size=size, bootstrap=20, seed=3)
+        windows = agreement_windows(in_order, size=size, bootstrap=0, seed=3)
         assert len(windows) == math.ceil(len(in_order) / size)
         for number, window in enumerate(windows, start=1):
             first, last = (number - 1) * size + 1, min(number * size, len(in_order))
             assert (window["window"], window["first"], window["last"]) == (number, first, last)
-            alone = agreement(dict(in_order[first - 1 : last]), bootstrap=20, seed=3)
+            alone = agreement(dict(in_order[first - 1 : last]), bootstrap=0, seed=3)
             assert {
-                k: v for k, v in window.items() if k not in ("window", "first", "last")
+                k: v for k, v in window.items() if k not in ("window", "first", "last", "change")
             } == alone
 
     def test_windows_show_agreement_improving(self):
@@ -478,17 +479,17 @@ class TestBootstrap:
         assert result["alpha_ci95"][0] < result["krippendorff_alpha"] < result["alpha_ci95"][1]
 
     def test_draws_taken_in_many_blocks_give_the_same_interval(self, monkeypatch):
-        """Memory is bounded by drawing in blocks; small blocks draw the random numbers in
-        another order, so the interval agrees up to Monte Carlo error (about 0.003)."""
-        import labeler.agreement.statistics as module
+        """Memory is bounded by computing the draws in blocks; the draws are the same."""
+        import labeler.agreement.intervals as module
 
         ratings = self.study(200, 3)
         whole = agreement(ratings, bootstrap=2000)
         monkeypatch.setattr(module, "BOOTSTRAP_BLOCK", 1000)
         blocked = agreement(ratings, bootstrap=2000)
-        assert agreement(ratings, bootstrap=2000)["alpha_ci95"] == blocked["alpha_ci95"]
-        assert blocked["alpha_ci95"] != whole["alpha_ci95"]
-        assert blocked["alpha_ci95"] == pytest.approx(whole["alpha_ci95"], abs=0.015)
+        for name, intervals in whole["intervals"].items():
+            expected = intervals["bootstrap"]["ci95"]
+            assert blocked["intervals"][name]["bootstrap"]["ci95"] == pytest.approx(expected)
+        assert blocked["alpha_ci95"] == pytest.approx(whole["alpha_ci95"], abs=1e-12)
         assert not any(note.startswith("alpha_ci95") for note in blocked["notes"])
 
     def test_draws_with_a_single_value_are_left_out_and_said(self):
@@ -527,7 +528,13 @@ class TestDegenerateCases:
         result = agreement(ratings)
         assert all(result[key] is None for key in STATISTICS)
         (pair,) = result["cohen_kappa_pairs"]
-        assert pair == {"annotators": ["a", "b"], "items": 0, "kappa": None, "ci95": None}
+        assert pair == {
+            "annotators": ["a", "b"],
+            "items": 0,
+            "kappa": None,
+            "ci95": None,
+            "intervals": {"bootstrap": None, "fleiss-cohen-everitt": None},
+        }
         assert "cohen_kappa a / b: they rated no item in common" in result["notes"]
         assert "mean_cohen_kappa: no annotator pair has a defined kappa" in result["notes"]
 
@@ -727,7 +734,8 @@ def test_resampled_profile_counts_have_the_multinomial_distribution():
     """Rare profiles (thrown into by item) and frequent ones (a multinomial cell each) are
     taken as often as when the items are drawn one by one: each count is binomial(n, w/n)
     and two counts covary by -n p q. The bounds are 5 standard errors of 20,000 draws."""
-    from labeler.agreement.statistics import RARE_WEIGHT, _resample_counts
+    from labeler.agreement.intervals import RARE_WEIGHT
+    from labeler.agreement.intervals import resample_counts as _resample_counts
 
     weights = np.array([1, 1, 1, 2, 2, RARE_WEIGHT, RARE_WEIGHT + 1, 60, 100])
     n, draws = int(weights.sum()), 20_000

@@ -100,6 +100,9 @@ def test_sampling_counts_annotators_and_agreement(sheet):
     entry = next(d for d in found["agreement"]["dimensions"] if d["level"] == "path")
     assert (entry["dimension"], entry["items"], entry["annotators"]) == ("root-cause", 4, 2)
     assert entry["cohen_kappa_pairs"][0]["annotators"] == ["A1", "A2"]
+    assert found["agreement"]["bootstrap"]["draws"] == 1000
+    assert set(entry["intervals"]["fleiss_kappa"]) == {"bootstrap", "gwet"}
+    assert entry["double_coding"]["items"] == entry["pairable_items"]
 
 
 def test_markdown_has_every_part(sheet):
@@ -121,6 +124,8 @@ def test_markdown_has_every_part(sheet):
     assert "joined with `;`" in text
     assert 'Frame (filters): `{"repositories": ["octo/repo"], "state": "closed"}`' in text
     assert '"confidence": 0.95' in text and '"margin": 0.05' in text
+    assert "percentile bootstrap over items (1000 draws, seed 0" in text
+    assert "(bootstrap " in text and "; gwet " in text
 
 
 def test_markdown_of_a_study_without_filters_or_batches(sheet):
