@@ -18,6 +18,7 @@ from labeler.api.items import StudyItemViewSet
 from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
 from labeler.api.members import StudyMemberViewSet
 from labeler.api.studies import StudyViewSet
+from labeler.screening import api as screening_api
 
 router = SimpleRouter()
 router.register("studies", StudyViewSet, basename="study")
@@ -55,5 +56,6 @@ urlpatterns = [
     *codebook_migration.urlpatterns,
     *board.urlpatterns,
     *label_imports.urlpatterns,
+    *screening_api.urlpatterns,
     *router.urls,
 ]
