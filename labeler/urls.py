@@ -3,6 +3,7 @@ agreement, adjudication, analysis) and the comparison of report groups."""
 
 from django.urls import include, path
 
+from labeler.screening import views as screening
 from labeler.views import (
     adjudication,
     agreement,
@@ -54,6 +55,13 @@ study_patterns = [
         "studies/<slug:slug>/items/<int:item_id>/report/",
         items.item_report,
         name="item-report",
+    ),
+    path("studies/<slug:slug>/triage/", screening.triage_page, name="triage"),
+    path("studies/<slug:slug>/triage/<int:run_id>/", screening.triage_run_page, name="triage-run"),
+    path(
+        "studies/<slug:slug>/triage/<int:run_id>/batch/",
+        screening.triage_batch,
+        name="triage-batch",
     ),
 ]
 
