@@ -358,6 +358,7 @@ def _write(plan: _Plan) -> ImportedDataset:
                     "strata",
                 )
             },
+            prioritised=batch.get("prioritised"),
         )
     users = {}
     for name in plan.annotators:

@@ -21,6 +21,7 @@ from labeler.forms import StudyAnalysisForm
 from labeler.labels import study_scheme
 from labeler.models import Study
 from labeler.permissions import access_sorts_board, study_get_for_user
+from labeler.screening.selectors import prioritised_batches
 from labeler.selectors import study_final_labels
 from mining.filters import ReportFilter
 from mining.selectors import report_repository_names
@@ -159,6 +160,7 @@ def study_analysis(request, slug: str):
         "counts": study_label_counts(scheme=scheme, rows=rows),
         "items_final": len({row.item_id for row in rows}),
         "items": study.items.count(),
+        "prioritised_batches": prioritised_batches(study=study),
     }
     status = 200
     if not form.is_valid():
