@@ -46,6 +46,7 @@ bench: install services
 	$(BIN)/python bench/compare_bench.py
 	$(BIN)/python bench/export_bench.py
 	$(BIN)/python bench/label_import_bench.py
+	$(BIN)/python bench/triage_bench.py
 
 worker: install
 	$(BIN)/celery -A config worker --loglevel=info
