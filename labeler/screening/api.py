@@ -16,6 +16,7 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import MAX_ID
 from labeler.models import TriageRun
 from labeler.permissions import StudyAccess, study_get_for_user
 from labeler.screening.selectors import KEYWORD_FIELDS, triage_run_answer, triage_run_get
@@ -45,10 +46,12 @@ def study_for_screening(request, slug: str):
 
 
 def run_of(study, run_id: int) -> TriageRun:
+    if run_id > MAX_ID:
+        raise exceptions.NotFound()
     try:
         run = triage_run_get(study=study, run_id=run_id)
     except TriageRun.DoesNotExist:
-        raise exceptions.NotFound(f"study {study.slug!r} has no triage run {run_id}") from None
+        raise exceptions.NotFound() from None
     run.study = study
     return run
 

@@ -10,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from config.api import MAX_ID
 from labeler.labels import study_scheme
 from labeler.models import TriageRun
 from labeler.permissions import study_get_for_user
@@ -110,6 +111,8 @@ def triage_page(request, slug: str):
 
 
 def _run(study, run_id: int) -> TriageRun:
+    if run_id > MAX_ID:
+        raise Http404(f"no triage run {run_id}")
     try:
         return triage_run_get(study=study, run_id=run_id)
     except TriageRun.DoesNotExist:

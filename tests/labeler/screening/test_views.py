@@ -110,3 +110,8 @@ def test_the_study_page_links_leads_only(client_as, world):
     link = b'data-testid="triage-link"'
     assert link in client_as("lead").get(f"/studies/{world.study.slug}/").content
     assert link not in client_as("annotator-and-lead").get(f"/studies/{world.study.slug}/").content
+
+
+def test_a_run_id_beyond_any_id_is_not_found(client_as, world):
+    response = client_as("lead").get(f"/studies/{world.study.slug}/triage/99999999999999999999/")
+    assert response.status_code == 404
