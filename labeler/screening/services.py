@@ -259,6 +259,8 @@ def prioritised_batch_add(
         raise ValidationError({"by": f"{by!r} is not one of {', '.join(PRIORITY_BY)}"})
     if not 1 <= count <= PRIORITISED_MAX:
         raise ValidationError({"count": f"must be between 1 and {PRIORITISED_MAX}"})
+    # As for a random batch: one batch at a time per study, so no report is drawn twice.
+    Study.objects.select_for_update().filter(pk=study.pk).first()
     in_study = study_report_ids(study=study)
     candidates = [(pk, score) for pk, score in run.scores if pk not in in_study]
     if not candidates:

@@ -115,3 +115,12 @@ def test_the_study_page_links_leads_only(client_as, world):
 def test_a_run_id_beyond_any_id_is_not_found(client_as, world):
     response = client_as("lead").get(f"/studies/{world.study.slug}/triage/99999999999999999999/")
     assert response.status_code == 404
+
+
+def test_the_study_page_marks_a_prioritised_batch_for_leads_only(client_as, world, done):
+    from labeler.screening.services import prioritised_batch_add
+
+    prioritised_batch_add(study=world.study, run=done, count=4)
+    mark = b'data-testid="prioritised-mark"'
+    assert mark in client_as("lead").get(f"/studies/{world.study.slug}/").content
+    assert mark not in client_as("annotator").get(f"/studies/{world.study.slug}/").content
