@@ -807,6 +807,9 @@ class TriageRun(models.Model):
     keyword_rule = models.CharField(
         max_length=20, help_text="The candidate flag compared: performance, accuracy or any."
     )
+    threshold = models.FloatField(
+        default=0.5, help_text="Score from which the model says positive (precision, recall)."
+    )
     state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
     progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done.")
     stage = models.CharField(max_length=200, blank=True, help_text="What the task is doing.")

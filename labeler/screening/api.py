@@ -78,6 +78,12 @@ class TriageInput(serializers.Serializer):
         help_text="The candidate flag to compare with; default the frame's, or any.",
     )
 
+    threshold = serializers.FloatField(
+        required=False,
+        default=0.5,
+        help_text="Score from which the model says positive, for its precision and recall.",
+    )
+
 
 class BatchInput(serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=PRIORITISED_MAX)

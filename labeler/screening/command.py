@@ -85,10 +85,13 @@ class Command(BaseCommand):
             "--reports", default="", help="The reports to score, as a /api/reports/ query."
         )
         parser.add_argument("--keyword-rule", choices=list(KEYWORD_FIELDS), default=None)
+        parser.add_argument(
+            "--threshold", type=float, default=0.5, help="Score from which the model says positive."
+        )
         parser.add_argument("--json", action="store_true", help="The API's JSON.")
         parser.add_argument("--output", help="Write the scores to this CSV file.")
 
-    def handle(self, *args, slug, dimension, positive, reports, keyword_rule, **options):
+    def handle(self, *args, slug, dimension, positive, reports, keyword_rule, threshold, **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"no study {slug!r}")
@@ -99,6 +102,7 @@ class Command(BaseCommand):
                 positive=positive,
                 reports=reports,
                 keyword_rule=keyword_rule,
+                threshold=threshold,
             )
         except ValidationError as error:
             raise CommandError(

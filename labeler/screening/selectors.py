@@ -160,6 +160,7 @@ def triage_run_answer(*, run: TriageRun, limit: int | None = None) -> dict:
         "positive": run.positive,
         "reports": run.reports,
         "keyword_rule": run.keyword_rule,
+        "threshold": run.threshold,
         "state": run.state,
         "progress": run.progress,
         "stage": run.stage,

@@ -42,7 +42,13 @@ def keyword_rule_default(study: Study) -> str:
 
 
 def triage_request_validate(
-    *, study: Study, dimension: str, positive: str, reports: str, keyword_rule: str | None
+    *,
+    study: Study,
+    dimension: str,
+    positive: str,
+    reports: str,
+    keyword_rule: str | None,
+    threshold: float = model.THRESHOLD,
 ) -> str:
     """Check a request before anything is written; errors name the field. Returns the keyword
     rule to compare with."""
@@ -62,6 +68,8 @@ def triage_request_validate(
                 f"(it has: {', '.join(paths)})"
             }
         )
+    if not 0 < threshold < 1:
+        raise ValidationError({"threshold": f"must be between 0 and 1 (not {threshold!r})"})
     if len(reports) > QUERY_MAX:
         raise ValidationError({"reports": f"at most {QUERY_MAX} characters"})
     reports_to_score(study=study, query=reports)
@@ -81,6 +89,7 @@ def triage_run_create(
     positive: str,
     reports: str = "",
     keyword_rule: str | None = None,
+    threshold: float = model.THRESHOLD,
     created_by=None,
 ) -> TriageRun:
     """Record a run, checked first; its caller queues it (labeler.screening.tasks)."""
@@ -90,6 +99,7 @@ def triage_run_create(
         positive=positive,
         reports=reports,
         keyword_rule=keyword_rule,
+        threshold=threshold,
     )
     run = TriageRun(
         study=study,
@@ -97,6 +107,7 @@ def triage_run_create(
         positive=positive,
         reports=reports,
         keyword_rule=rule,
+        threshold=threshold,
         created_by=created_by,
     )
     run.full_clean(exclude=["study"])
@@ -208,7 +219,10 @@ def triage_run_execute(
         "model": {
             "labels": len(truth),
             "positives": int(sum(truth)),
-            "cv": {**model.evaluation(truth, oof_scores), "folds": model.FOLDS},
+            "cv": {
+                **model.evaluation(truth, oof_scores, threshold=run.threshold),
+                "folds": model.FOLDS,
+            },
             "keyword_rule": {
                 "rule": run.keyword_rule,
                 **model.precision_recall(truth, [flags.get(pk, False) for pk in labelled_ids]),

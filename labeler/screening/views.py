@@ -15,6 +15,7 @@ from labeler.labels import study_scheme
 from labeler.models import TriageRun
 from labeler.permissions import study_get_for_user
 from labeler.screening.api import LEADS_ONLY, access_screens
+from labeler.screening.model import THRESHOLD
 from labeler.screening.selectors import (
     KEYWORD_FIELDS,
     study_report_ids,
@@ -71,6 +72,7 @@ def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
                 "positive": "",
                 "reports": "",
                 "keyword_rule": keyword_rule_default(study),
+                "threshold": THRESHOLD,
             },
             "errors": errors,
             "runs": list(triage_runs(study=study)[:RUNS_SHOWN]),
@@ -93,8 +95,14 @@ def triage_page(request, slug: str):
         return _page(request, study, run=run)
     form = {
         name: request.POST.get(name, "").strip()
-        for name in ("dimension", "positive", "reports", "keyword_rule")
+        for name in ("dimension", "positive", "reports", "keyword_rule", "threshold")
     }
+    try:
+        threshold = float(form["threshold"] or THRESHOLD)
+    except ValueError:
+        return _page(
+            request, study, run=None, errors=["threshold: a number between 0 and 1"], form=form
+        )
     try:
         run = triage_run_create(
             study=study,
@@ -102,6 +110,7 @@ def triage_page(request, slug: str):
             positive=form["positive"],
             reports=form["reports"],
             keyword_rule=form["keyword_rule"] or None,
+            threshold=threshold,
             created_by=request.user,
         )
     except ValidationError as error:

@@ -102,6 +102,7 @@ def test_start_then_get_gives_the_contract(client_as, world, django_capture_on_c
         ({"dimension": "root-cause", "positive": "nope"}, "positive"),
         ({**BODY, "reports": "candidate=speed"}, "reports.candidate"),
         ({**BODY, "keyword_rule": "x"}, "keyword_rule"),
+        ({**BODY, "threshold": 0}, "threshold"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field(client_as, world, body, field):

@@ -53,6 +53,13 @@ def test_a_run_learns_the_known_signal_and_estimates_with_named_methods(world):
     assert remaining["low"] <= left <= remaining["high"]
 
 
+def test_precision_and_recall_are_at_the_chosen_threshold(world):
+    low, high = run_on(world, threshold=0.2), run_on(world, threshold=0.8)
+    assert (low.result["model"]["cv"]["threshold"], high.threshold) == (0.2, 0.8)
+    assert low.result["model"]["cv"]["recall"] >= high.result["model"]["cv"]["recall"]
+    assert low.result["model"]["cv"]["auc"] == high.result["model"]["cv"]["auc"]
+
+
 def test_the_keyword_rule_is_measured_on_the_same_items(world):
     run = run_on(world, keyword_rule="performance")
     rule = run.result["model"]["keyword_rule"]
@@ -83,6 +90,7 @@ def test_too_few_labels_of_a_class_fail_the_run_saying_why(world):
         ({"reports": "stat=open"}, "reports.stat", "unknown parameter"),
         ({"reports": "state=maybe"}, "reports.state", "maybe"),
         ({"keyword_rule": "speed"}, "keyword_rule", "not one of"),
+        ({"threshold": 1.5}, "threshold", "between 0 and 1"),
     ],
 )
 def test_a_wrong_request_names_its_field(world, fields, field, words):
