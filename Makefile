@@ -47,6 +47,7 @@ bench: install services
 	$(BIN)/python bench/export_bench.py
 	$(BIN)/python bench/label_import_bench.py
 	$(BIN)/python bench/adjudication_bench.py
+	$(BIN)/python bench/triage_bench.py
 
 worker: install
 	$(BIN)/celery -A config worker --loglevel=info

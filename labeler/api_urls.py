@@ -15,6 +15,7 @@ from labeler.labelling.annotations_api import AnnotationViewSet
 from labeler.labelling.api import AssignmentViewSet, PingView, StudyLabellingViewSet
 from labeler.members.api import StudyMemberViewSet
 from labeler.revisions import api as codebook_migration
+from labeler.screening import api as screening_api
 from labeler.studies.api import StudyViewSet
 
 router = SimpleRouter()
@@ -53,5 +54,6 @@ urlpatterns = [
     *codebook_migration.urlpatterns,
     *board.urlpatterns,
     *label_imports.urlpatterns,
+    *screening_api.urlpatterns,
     *router.urls,
 ]

@@ -13,6 +13,7 @@ from labeler.items import views as items
 from labeler.labelling import views as labelling
 from labeler.members import views as members
 from labeler.revisions import views as codebook_migration
+from labeler.screening import views as screening
 from labeler.studies import views as studies
 from labeler.studies.home import home
 
@@ -58,6 +59,13 @@ study_patterns = [
         "studies/<slug:slug>/items/<int:item_id>/report/",
         items.item_report,
         name="item-report",
+    ),
+    path("studies/<slug:slug>/triage/", screening.triage_page, name="triage"),
+    path("studies/<slug:slug>/triage/<int:run_id>/", screening.triage_run_page, name="triage-run"),
+    path(
+        "studies/<slug:slug>/triage/<int:run_id>/batch/",
+        screening.triage_batch,
+        name="triage-batch",
     ),
 ]
 

@@ -22,6 +22,7 @@ from labeler.analysis.study import LEVELS, study_crosstab, study_label_counts
 from labeler.common.permissions import access_sorts_board, study_get_for_user
 from labeler.common.scheme import study_scheme
 from labeler.models import Study
+from labeler.screening.selectors import prioritised_batches
 from mining.filters import ReportFilter
 from mining.selectors import report_repository_names
 
@@ -159,6 +160,7 @@ def study_analysis(request, slug: str):
         "counts": study_label_counts(scheme=scheme, rows=rows),
         "items_final": len({row.item_id for row in rows}),
         "items": study.items.count(),
+        "prioritised_batches": prioritised_batches(study=study),
     }
     status = 200
     if not form.is_valid():

@@ -134,6 +134,18 @@ def access_figures_final_only(access: StudyAccess) -> bool:
     return access.blind
 
 
+SCREENING_LEADS_ONLY = (
+    "only the study's leads who do not label in it use screening: annotators never see a "
+    "score, a rank or a model's guess"
+)
+
+
+def access_screens(access: StudyAccess) -> bool:
+    """Screening (a model's scores and ranks) is for those who see every label: leads who do
+    not label in the study, and staff who do not."""
+    return access.sees_all_labels
+
+
 def access_sees_annotator_names(access: StudyAccess) -> bool:
     """Leads (and staff) may see who labelled what; everyone else sees pseudonyms."""
     return access.can_lead

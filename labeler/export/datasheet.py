@@ -101,6 +101,8 @@ def _sampling(study) -> dict:
                 "frame_size": batch.frame_size,
                 "sample_size": batch.sample_size,
                 "strata": batch.strata,
+                # None for a random draw; how a screening model chose the batch otherwise.
+                "prioritised": batch.prioritised,
                 "drawn_at": batch.created_at.astimezone(dt.UTC).isoformat(),
             }
             for batch in batches

@@ -64,10 +64,18 @@ def _collection(collection: dict) -> list[str]:
     if not collection["batches"]:
         return [*lines, "No batch was drawn: the items were added or imported as they are.", ""]
     lines += _table(
-        ["batch", "frame size", "sample size", "seed", "strata (key: population / sample)"],
+        [
+            "batch",
+            "drawn",
+            "frame size",
+            "sample size",
+            "seed",
+            "strata (key: population / sample)",
+        ],
         [
             [
                 batch["number"],
+                batch["prioritised"]["drawn"] if batch.get("prioritised") else "at random",
                 batch["frame_size"],
                 batch["sample_size"],
                 batch["seed"],
@@ -80,6 +88,14 @@ def _collection(collection: dict) -> list[str]:
             for batch in collection["batches"]
         ],
     )
+    if any(batch.get("prioritised") for batch in collection["batches"]):
+        lines += [
+            "Batches drawn by a screening model are not random samples of the frame: the "
+            "prevalence estimates of the screening page use the random batches alone, and the "
+            "counts and shares of this dataset, which include them, do not estimate the "
+            "frame's population.",
+            "",
+        ]
     return lines
 
 

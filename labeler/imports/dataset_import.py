@@ -410,6 +410,7 @@ def _study_write(sheet: dict, codebook, dimensions: list) -> Study:
                     "strata",
                 )
             },
+            prioritised=batch.get("prioritised"),
         )
     return study
 

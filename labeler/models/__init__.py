@@ -12,6 +12,7 @@ from labeler.models.board import Board, BoardEvent, Code, CodeUse, Theme
 from labeler.models.imports import LabelImport, LabelImportJob
 from labeler.models.labelling import Annotation, AnnotationVersion, Assignment, SkipReason
 from labeler.models.revisions import CodebookMigration
+from labeler.models.screening import TriageRun
 from labeler.models.studies import Study, StudyBatch, StudyItem, StudyMember
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "StudyItem",
     "StudyMember",
     "Theme",
+    "TriageRun",
 ]

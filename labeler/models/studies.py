@@ -132,6 +132,12 @@ class StudyBatch(models.Model):
     frame_size = models.PositiveIntegerField(help_text="Reports in the frame, minus earlier items.")
     sample_size = models.PositiveIntegerField()
     strata = models.JSONField(default=list, blank=True, help_text="[{key, population, sample}]")
+    # Empty for a random draw; population estimates read random batches alone.
+    prioritised = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A batch drawn by a screening model, not at random: {triage_run, by, count}.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

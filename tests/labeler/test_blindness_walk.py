@@ -40,6 +40,7 @@ from labeler.models import (
     StudyBatch,
     StudyItem,
     Theme,
+    TriageRun,
 )
 from taxonomy.models import Category, Codebook
 from tests.labeler.board_factories import ThemeFactory
@@ -59,6 +60,10 @@ pytestmark = pytest.mark.django_db
 SECRET_NOTE = "secret-note-of-the-other-annotator"
 SECRET_CODE = "secret-code-of-the-other-annotator"
 SECRET_OPEN_NOTE = "secret-open-note-of-the-other-annotator"
+# A screening model's score of the planted item and its top word: no annotator (whoever labels
+# in the study) and no outsider ever reads a score, a rank or a model's guess.
+SECRET_SCORE = 0.987654
+SECRET_WORD = "secret-word-of-the-model"
 # A category of the codebook, so every scheme lists it: it leaks when a response names it more
 # often with the other annotator's label on it than with their label changed to another.
 SECRET_CATEGORY = "zq-secret-cause"
@@ -193,6 +198,15 @@ def plant(make_user, person_kind: str) -> Planted:
             target.objects["codeuse"] = CodeUse.objects.get(code=target.objects["code"])
             target.objects["theme"] = ThemeFactory(board=board)
         target.objects["import"] = ImportJobFactory(repository=item.report.repository)
+        target.objects["triage_run"] = TriageRun.objects.create(
+            study=study,
+            dimension="root-cause",
+            positive="memory",
+            keyword_rule="any",
+            state=TriageRun.State.DONE,
+            result={"model": {"top_words": {"positive": [{"word": SECRET_WORD}]}}},
+            scores=[[item.report.pk, SECRET_SCORE]],
+        )
         targets.append(target)
     Token.objects.create(user=other)
     final, assignment = plant_the_rest(closed=closed, opened=opened, other=other)
@@ -319,6 +333,7 @@ def fill(route: str, pattern: URLPattern, name: str, target: Target) -> str | No
         # The open study's code and theme, for the closed study's board routes too.
         "code_id": Code.objects.get(name=SECRET_CODE).pk,
         "theme_id": Theme.objects.get().pk,
+        "run_id": target.objects["triage_run"].pk,
     }
     return values.get(name)
 
@@ -468,6 +483,7 @@ def test_no_route_shows_another_annotators_secret(make_user, person_kind):
     for call in found:
         status, text = answer(client, call)
         secrets = [s for s in (SECRET_NOTE, SECRET_CODE, SECRET_OPEN_NOTE) if s in text]
+        secrets += [s for s in (str(SECRET_SCORE), SECRET_WORD) if s in text]
         if person_kind in FINAL_NOTE_HIDDEN_FROM and FINAL_NOTE in text:
             secrets.append(FINAL_NOTE)
         hidden = [SECRET_CATEGORY]

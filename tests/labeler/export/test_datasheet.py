@@ -120,7 +120,7 @@ def test_markdown_has_every_part(sheet):
         assert heading in text
     assert "| `memory/leak` | Leak |" in text
     assert "5 items, 2 final; 2 annotators." in text
-    assert "| 1 | 40 | 5 | 7 | octo/repo: 40 / 5 |" in text
+    assert "| 1 | at random | 40 | 5 | 7 | octo/repo: 40 / 5 |" in text
     assert "joined with `;`" in text
     assert 'Frame (filters): `{"repositories": ["octo/repo"], "state": "closed"}`' in text
     assert '"confidence": 0.95' in text and '"margin": 0.05' in text

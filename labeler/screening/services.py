@@ -1,0 +1,307 @@
+"""Writes of screening: a triage run requested, carried out and recorded, and a prioritised
+batch drawn from its scores. A run is carried out by a Celery task (labeler.screening.tasks);
+the command runs the same function in its own process."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from labeler.common.scheme import dimension_get, study_scheme
+from labeler.models import Study, StudyBatch, TriageRun
+from labeler.screening import estimate, model
+from labeler.screening.selectors import (
+    KEYWORD_FIELDS,
+    frame_report_ids,
+    keyword_flags,
+    random_batches,
+    report_texts,
+    reports_to_score,
+    study_report_ids,
+    triage_labels,
+)
+from labeler.studies.services import new_seed, study_batch_append
+
+PRIORITY_BY = {
+    "score": "the highest scores",
+    "uncertainty": "the scores closest to 0.5 (the most uncertain)",
+}
+PRIORITISED_MAX = 10_000
+QUERY_MAX = 2_000
+
+
+def keyword_rule_default(study: Study) -> str:
+    """The candidate flag of the study's frame, or either flag."""
+    candidates = (study.frame or {}).get("candidates")
+    return candidates if candidates in KEYWORD_FIELDS else "any"
+
+
+def triage_request_validate(
+    *,
+    study: Study,
+    dimension: str,
+    positive: str,
+    reports: str,
+    keyword_rule: str | None,
+    threshold: float = model.THRESHOLD,
+) -> str:
+    """Check a request before anything is written; errors name the field. Returns the keyword
+    rule to compare with."""
+    if study.kind != Study.Kind.CLOSED:
+        raise ValidationError({"dimension": "only a closed-coding study has final labels to learn"})
+    scheme = study_scheme(study=study)
+    found = dimension_get(scheme=scheme, key=dimension)
+    if found.multiple:
+        raise ValidationError(
+            {"dimension": f"{dimension!r} takes several categories; choose a single-select one"}
+        )
+    paths = list(scheme.by_path(found))
+    if positive not in paths:
+        raise ValidationError(
+            {
+                "positive": f"{positive!r} is not a category key path of {dimension!r} "
+                f"(it has: {', '.join(paths)})"
+            }
+        )
+    if not 0 < threshold < 1:
+        raise ValidationError({"threshold": f"must be between 0 and 1 (not {threshold!r})"})
+    if len(reports) > QUERY_MAX:
+        raise ValidationError({"reports": f"at most {QUERY_MAX} characters"})
+    reports_to_score(study=study, query=reports)
+    rule = keyword_rule or keyword_rule_default(study)
+    if rule not in KEYWORD_FIELDS:
+        raise ValidationError(
+            {"keyword_rule": f"{rule!r} is not one of {', '.join(KEYWORD_FIELDS)}"}
+        )
+    return rule
+
+
+@transaction.atomic
+def triage_run_create(
+    *,
+    study: Study,
+    dimension: str,
+    positive: str,
+    reports: str = "",
+    keyword_rule: str | None = None,
+    threshold: float = model.THRESHOLD,
+    created_by=None,
+) -> TriageRun:
+    """Record a run, checked first; its caller queues it (labeler.screening.tasks)."""
+    rule = triage_request_validate(
+        study=study,
+        dimension=dimension,
+        positive=positive,
+        reports=reports,
+        keyword_rule=keyword_rule,
+        threshold=threshold,
+    )
+    run = TriageRun(
+        study=study,
+        dimension=dimension,
+        positive=positive,
+        reports=reports,
+        keyword_rule=rule,
+        threshold=threshold,
+        created_by=created_by,
+    )
+    run.full_clean(exclude=["study"])
+    run.save()
+    return run
+
+
+def triage_run_progress(*, run_id: int, progress: int, stage: str) -> None:
+    TriageRun.objects.filter(pk=run_id).update(progress=progress, stage=stage)
+
+
+def triage_run_fail(*, run_id: int, error: str) -> None:
+    TriageRun.objects.filter(pk=run_id).update(
+        state=TriageRun.State.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
+
+
+def _prevalence(
+    *, frame_scores: dict[int, float], random_truth: dict[int, int], oof: dict[int, float]
+) -> dict:
+    """Both prevalence estimates over the frame, from the random batches' labels alone."""
+    if not random_truth:
+        return {
+            "frame_reports": len(frame_scores),
+            "random_labels": 0,
+            "error": "no final label in a random batch: the share in the frame cannot be "
+            "estimated (prioritised batches were drawn by score, not at random)",
+        }
+    # The labelled items meet the model again with their out-of-fold scores.
+    scores = {pk: oof.get(pk, score) for pk, score in frame_scores.items()}
+    truth = list(random_truth.values())
+    labelled = [oof[pk] for pk in random_truth]
+    result = {
+        "frame_reports": len(frame_scores),
+        "random_labels": len(truth),
+        "random_sample": estimate.random_sample_share(truth).as_dict(),
+    }
+    try:
+        result["ppi"] = estimate.ppi_share(truth, labelled, list(scores.values())).as_dict()
+    except ValueError as error:
+        result["ppi"] = {"error": str(error)}
+    return result
+
+
+def triage_run_execute(
+    *, run_id: int, report: Callable[[int, str], None] | None = None
+) -> TriageRun | None:
+    """Carry out a run: read the labels, cross-validate, train, score, estimate, record.
+    None when the run is gone or was finished already (a task delivered twice)."""
+    run = TriageRun.objects.select_related("study").filter(pk=run_id).first()
+    if run is None or run.state in (TriageRun.State.DONE, TriageRun.State.FAILED):
+        return None
+
+    def step(progress: int, stage: str) -> None:
+        triage_run_progress(run_id=run_id, progress=progress, stage=stage)
+        if report is not None:
+            report(progress, stage)
+
+    TriageRun.objects.filter(pk=run_id).update(
+        state=TriageRun.State.RUNNING, started_at=timezone.now(), error=""
+    )
+    study = run.study
+    step(5, "reading the final labels")
+    labelled = triage_labels(study=study, dimension=run.dimension, positive=run.positive)
+    truth = [item.truth for item in labelled]
+    try:
+        model.labels_check(truth)
+    except model.TrainingRefused as refusal:
+        triage_run_fail(run_id=run_id, error=str(refusal))
+        return TriageRun.objects.get(pk=run_id)
+    labelled_ids = [item.report_id for item in labelled]
+    texts = report_texts(report_ids=labelled_ids)
+    documents = [texts[pk] for pk in labelled_ids]
+    step(15, "cross-validating")
+    started = time.perf_counter()
+    oof_scores = model.out_of_fold_scores(documents, truth)
+    step(50, "training on every label")
+    fitted = model.train(documents, truth)
+    training_seconds = time.perf_counter() - started
+    oof = dict(zip(labelled_ids, oof_scores.tolist(), strict=True))
+
+    step(60, "reading the reports to score")
+    started = time.perf_counter()
+    scored_ids = list(
+        reports_to_score(study=study, query=run.reports).order_by("pk").values_list("pk", flat=True)
+    )
+    frame_ids = scored_ids if not run.reports else frame_report_ids(study=study)
+    wanted = sorted(set(scored_ids) | set(frame_ids))
+    all_scores: dict[int, float] = {}
+    chunk = 10_000
+    for start in range(0, len(wanted), chunk):
+        ids = wanted[start : start + chunk]
+        chunk_texts = report_texts(report_ids=ids)
+        values = model.score(fitted, [chunk_texts[pk] for pk in ids])
+        all_scores.update(zip(ids, values.tolist(), strict=True))
+        step(60 + int(30 * (start + len(ids)) / max(1, len(wanted))), "scoring")
+    scoring_seconds = time.perf_counter() - started
+
+    step(92, "estimating")
+    flags = keyword_flags(report_ids=labelled_ids, rule=run.keyword_rule)
+    randoms = random_batches(study=study)
+    random_truth = {item.report_id: item.truth for item in labelled if item.batch in randoms}
+    frame_scores = {pk: all_scores[pk] for pk in frame_ids}
+    labelled_set = set(labelled_ids)
+    not_labelled = [all_scores[pk] for pk in scored_ids if pk not in labelled_set]
+    in_study = study_report_ids(study=study)
+    ranked = sorted(scored_ids, key=lambda pk: (-all_scores[pk], pk))
+    result = {
+        "model": {
+            "labels": len(truth),
+            "positives": int(sum(truth)),
+            "cv": {
+                **model.evaluation(truth, oof_scores, threshold=run.threshold),
+                "folds": model.FOLDS,
+            },
+            "keyword_rule": {
+                "rule": run.keyword_rule,
+                **model.precision_recall(truth, [flags.get(pk, False) for pk in labelled_ids]),
+            },
+            "calibration": model.calibration_table(truth, oof_scores),
+            "top_words": model.top_words(fitted),
+            "training_seconds": round(training_seconds, 2),
+            "scoring_seconds": round(scoring_seconds, 2),
+        },
+        "estimate": {
+            "prevalence": _prevalence(
+                frame_scores=frame_scores, random_truth=random_truth, oof=oof
+            ),
+            "remaining": {
+                "scored_not_labelled": len(not_labelled),
+                **(
+                    estimate.positives_remaining(truth, oof_scores, not_labelled).as_dict()
+                    if not_labelled
+                    else {"estimate": 0.0, "low": 0.0, "high": 0.0, "method": "nothing left"}
+                ),
+            },
+            "labels_from_prioritised_batches": len(labelled) - len(random_truth),
+        },
+        "scored": len(scored_ids),
+        "scored_in_study": sum(1 for pk in scored_ids if pk in in_study),
+    }
+    TriageRun.objects.filter(pk=run_id).update(
+        state=TriageRun.State.DONE,
+        progress=100,
+        stage="done",
+        result=result,
+        scores=[[pk, round(all_scores[pk], 6)] for pk in ranked],
+        finished_at=timezone.now(),
+    )
+    return TriageRun.objects.get(pk=run_id)
+
+
+@transaction.atomic
+def prioritised_batch_add(
+    *, study: Study, run: TriageRun, count: int, by: str = "score", created_by=None
+) -> StudyBatch:
+    """Add the `count` reports of the run's scores that are not in the study yet, by the
+    highest score or the most uncertain, as a batch marked non-random. Its items are handed
+    out in a seeded random order, never by score: an annotator cannot read a rank from it."""
+    if run.study_id != study.pk or run.state != TriageRun.State.DONE:
+        raise ValidationError({"run": "a finished triage run of this study"})
+    if by not in PRIORITY_BY:
+        raise ValidationError({"by": f"{by!r} is not one of {', '.join(PRIORITY_BY)}"})
+    if not 1 <= count <= PRIORITISED_MAX:
+        raise ValidationError({"count": f"must be between 1 and {PRIORITISED_MAX}"})
+    # As for a random batch: one batch at a time per study, so no report is drawn twice.
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    in_study = study_report_ids(study=study)
+    candidates = [(pk, score) for pk, score in run.scores if pk not in in_study]
+    if not candidates:
+        raise ValidationError({"count": "every scored report is in the study already"})
+    if by == "uncertainty":
+        candidates.sort(key=lambda pair: (abs(pair[1] - 0.5), pair[0]))
+    chosen = [pk for pk, _ in candidates[:count]]
+    seed = new_seed()
+    random.Random(seed).shuffle(chosen)
+    batch, _ = study_batch_append(
+        study=study,
+        report_ids=chosen,
+        frame={"triage_run": run.pk, "reports": run.reports},
+        sampling={"mode": "size", "size": len(chosen)},
+        seed=seed,
+        frame_size=len(candidates),
+        created_by=created_by,
+    )
+    batch.prioritised = {
+        "triage_run": run.pk,
+        "by": by,
+        "count": len(chosen),
+        "dimension": run.dimension,
+        "positive": run.positive,
+        "drawn": f"the {len(chosen)} reports not yet in the study with {PRIORITY_BY[by]} of "
+        f"triage run {run.pk} ({run.dimension} = {run.positive}); handed out in a seeded "
+        "random order",
+    }
+    batch.save(update_fields=["prioritised"])
+    return batch

@@ -1,0 +1,41 @@
+"""In a real headless Chromium: a lead trains a screening model on the study's page, reads its
+quality, estimates and ranked reports, and adds a prioritised batch from it."""
+
+import os
+
+import pytest
+from playwright.sync_api import expect
+
+from labeler.models import StudyBatch
+from tests.labeler.screening.conftest import world  # noqa: F401 (the fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCREENSHOT = os.environ.get("TRIAGE_SCREENSHOT")
+
+
+def test_a_lead_trains_reads_and_adds_a_prioritised_batch(wide, offline, sign_in, lead, world):  # noqa: F811
+    sign_in(lead)
+    page = wide
+    page.goto(f"/studies/{world.study.slug}/")
+    page.get_by_test_id("triage-link").click()
+    page.locator("select[name=positive]").select_option("memory")
+    page.get_by_test_id("triage-start").click()
+
+    quality = page.get_by_test_id("triage-quality")
+    expect(quality).to_be_visible()
+    expect(page.get_by_test_id("keyword-row")).to_contain_text("keyword rule (any candidates)")
+    expect(page.get_by_test_id("prevalence-ppi")).to_contain_text("prediction-powered")
+    expect(page.get_by_test_id("prevalence-random")).to_contain_text("Wilson")
+    expect(page.get_by_test_id("remaining")).to_contain_text("Positives not yet labelled")
+    expect(page.get_by_test_id("ranked-row")).to_have_count(100)
+    if SCREENSHOT:  # the page in parts a reader can see: TRIAGE_SCREENSHOT=/tmp/triage
+        for part, top in enumerate((0, 1100, 2200)):
+            clip = {"x": 0, "y": top, "width": 1400, "height": 1100}
+            page.screenshot(path=f"{SCREENSHOT}-{part}.png", full_page=True, clip=clip)
+
+    page.locator("input[name=count]").fill("7")
+    page.get_by_test_id("batch-add").click()
+    expect(page.get_by_text("7 prioritised reports, marked non-random")).to_be_visible()
+    batch = StudyBatch.objects.get(study=world.study, prioritised__isnull=False)
+    assert batch.sample_size == 7

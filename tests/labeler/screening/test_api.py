@@ -1,0 +1,128 @@
+"""The triage API for every kind of caller, its contract and its 400s."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from labeler.common.roles import Role
+from labeler.models import TriageRun
+from labeler.screening.services import triage_run_create, triage_run_execute
+from tests.labeler.factories import StudyMemberFactory
+
+pytestmark = pytest.mark.django_db
+
+BODY = {"dimension": "root-cause", "positive": "memory"}
+
+
+@pytest.fixture
+def client_as(world, make_user, lead):
+    """A client signed in as one kind of caller of the world's study."""
+
+    def make(kind: str) -> APIClient:
+        client = APIClient()
+        if kind == "anonymous":
+            return client
+        if kind == "lead":
+            user = lead
+        elif kind == "superuser":
+            user = make_user(Role.ADMIN, username="root")
+        else:
+            user = make_user(Role.LEAD if "lead" in kind else Role.ANNOTATOR, username=kind)
+            roles = {
+                "annotator": ["annotator"],
+                "annotator-and-lead": ["annotator", "lead"],
+                "researcher": ["researcher"],
+                "non-member": [],
+            }[kind]
+            for role in roles:
+                StudyMemberFactory(study=world.study, user=user, role=role)
+        client.force_authenticate(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def done(world):
+    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    return triage_run_execute(run_id=run.pk)
+
+
+EXPECTED = {
+    "anonymous": (403, 403, 403),
+    "non-member": (404, 404, 404),
+    "annotator": (403, 403, 403),
+    "annotator-and-lead": (403, 403, 403),
+    "researcher": (403, 403, 403),
+    "lead": (202, 200, 201),
+    "superuser": (202, 200, 201),
+}
+
+
+@pytest.mark.parametrize("kind", list(EXPECTED))
+def test_who_may_start_read_and_batch(client_as, world, done, kind):
+    client = client_as(kind)
+    start, read, batch = EXPECTED[kind]
+    base = f"/api/studies/{world.study.slug}/triage/"
+    response = client.post(base, BODY, format="json")
+    assert response.status_code in (start, 401 if start == 403 else start)
+    response = client.get(f"{base}{done.pk}/")
+    assert response.status_code in (read, 401 if read == 403 else read)
+    if read != 200:
+        assert '"scores"' not in response.content.decode()
+    response = client.post(f"{base}{done.pk}/batch/", {"count": 3}, format="json")
+    assert response.status_code in (batch, 401 if batch == 403 else batch)
+    if batch == 403 and kind != "anonymous":
+        assert "annotators never see a score" in response.json()["message"]
+
+
+def test_start_then_get_gives_the_contract(client_as, world, django_capture_on_commit_callbacks):
+    client = client_as("lead")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/studies/{world.study.slug}/triage/", BODY, format="json")
+    assert response.status_code == 202
+    run_id = response.json()["id"]
+    # The eager task ran on commit.
+    assert TriageRun.objects.get(pk=run_id).celery_task_id
+    answer = client.get(f"/api/studies/{world.study.slug}/triage/{run_id}/").json()
+    assert answer["state"] == "done" and answer["progress"] == 100
+    assert set(answer["model"]) >= {"labels", "positives", "cv", "keyword_rule"}
+    assert set(answer["model"]["cv"]) >= {"auc", "average_precision", "precision", "recall"}
+    assert set(answer["model"]["keyword_rule"]) >= {"precision", "recall"}
+    assert answer["scores"][0]["score"] >= answer["scores"][-1]["score"]
+    assert set(answer["scores"][0]) == {"repository", "number", "score"}
+    assert {"prevalence", "remaining"} <= set(answer["estimate"])
+    top = client.get(f"/api/studies/{world.study.slug}/triage/{run_id}/?limit=5").json()
+    assert top["scores"] == answer["scores"][:5]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"positive": "memory"}, "dimension"),
+        ({"dimension": "root-cause", "positive": "nope"}, "positive"),
+        ({**BODY, "reports": "candidate=speed"}, "reports.candidate"),
+        ({**BODY, "keyword_rule": "x"}, "keyword_rule"),
+        ({**BODY, "threshold": 0}, "threshold"),
+    ],
+)
+def test_bad_input_is_a_400_naming_the_field(client_as, world, body, field):
+    response = client_as("lead").post(
+        f"/api/studies/{world.study.slug}/triage/", body, format="json"
+    )
+    assert response.status_code == 400
+    assert field in response.json()["fields"]
+    assert not TriageRun.objects.exists()
+
+
+def test_a_batch_request_is_checked(client_as, world, done):
+    url = f"/api/studies/{world.study.slug}/triage/{done.pk}/batch/"
+    client = client_as("lead")
+    assert "count" in client.post(url, {"count": 0}, format="json").json()["fields"]
+    assert "by" in client.post(url, {"count": 2, "by": "luck"}, format="json").json()["fields"]
+    made = client.post(url, {"count": 2, "by": "uncertainty"}, format="json").json()
+    assert made["prioritised"]["by"] == "uncertainty" and made["sample_size"] == 2
+
+
+def test_a_run_of_another_study_is_not_found(client_as, world, done):
+    response = client_as("lead").get(f"/api/studies/{world.study.slug}/triage/{done.pk + 99}/")
+    assert response.status_code == 404

@@ -1,0 +1,69 @@
+"""No annotator sees a score, a rank or a model's guess: not in the labelling API or page, not
+in the order items of a prioritised batch are handed out."""
+
+import pytest
+from django.test import Client
+
+from labeler.common.roles import Role
+from labeler.labelling.services import assignment_next, assignment_submit
+from labeler.models import TriageRun
+from labeler.screening.services import (
+    prioritised_batch_add,
+    triage_run_create,
+    triage_run_execute,
+)
+from tests.labeler.factories import StudyMemberFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def batch_run(world):
+    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    run = triage_run_execute(run_id=run.pk)
+    batch = prioritised_batch_add(study=world.study, run=run, count=25)
+    return run, batch
+
+
+def test_an_annotator_is_handed_a_prioritised_batch_in_no_score_order(world, make_user, batch_run):
+    run, batch = batch_run
+    annotator = make_user(Role.ANNOTATOR, username="blind")
+    StudyMemberFactory(study=world.study, user=annotator, role="annotator")
+    handed = []
+    while (held := assignment_next(study=world.study, user=annotator)) is not None:
+        handed.append(held.item.report_id)
+        assignment_submit(assignment_id=held.pk, user=annotator, labels={"root-cause": "threading"})
+    assert len(handed) == batch.sample_size
+    scores = dict(run.scores)
+    by_score = sorted(handed, key=lambda pk: -scores[pk])
+    assert handed != by_score and handed != by_score[::-1]
+
+
+def test_the_labelling_api_and_page_carry_no_score(world, make_user, batch_run):
+    run, _ = batch_run
+    annotator = make_user(Role.ANNOTATOR, username="blind")
+    StudyMemberFactory(study=world.study, user=annotator, role="annotator")
+    # A score no other number on the page can be.
+    TriageRun.objects.filter(pk=run.pk).update(
+        scores=[[pk, 0.918273] for pk, _ in run.scores],
+        result={
+            **run.result,
+            "model": {
+                **run.result["model"],
+                "top_words": {
+                    "positive": [{"word": "zq-model-word", "weight": 1.0}],
+                    "negative": [],
+                },
+            },
+        },
+    )
+    client = Client()
+    client.force_login(annotator)
+    payload = client.post(f"/api/studies/{world.study.slug}/next/").content.decode()
+    page = client.get(f"/studies/{world.study.slug}/label/").content.decode()
+    study_page = client.get(f"/studies/{world.study.slug}/").content.decode()
+    for text in (payload, page, study_page):
+        assert "0.918" not in text and "zq-model-word" not in text
+        assert "triage" not in text.lower()
+    assert "octo/torch" in payload, "the annotator was handed an item"
+    assert '"score"' not in payload and '"rank"' not in payload

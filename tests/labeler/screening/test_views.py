@@ -1,0 +1,126 @@
+"""The screening page for every kind of person, what it shows and its refusals."""
+
+import pytest
+from django.test import Client
+
+from labeler.common.roles import Role
+from labeler.models import StudyBatch, TriageRun
+from labeler.screening.services import triage_run_create, triage_run_execute
+from tests.labeler.factories import StudyMemberFactory
+
+pytestmark = pytest.mark.django_db
+
+KINDS = [
+    "anonymous",
+    "non-member",
+    "annotator",
+    "annotator-and-lead",
+    "researcher",
+    "lead",
+    "superuser",
+]
+
+
+@pytest.fixture
+def done(world):
+    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    return triage_run_execute(run_id=run.pk)
+
+
+@pytest.fixture
+def client_as(world, make_user, lead):
+    def make(kind: str) -> Client:
+        client = Client()
+        if kind == "anonymous":
+            return client
+        if kind == "lead":
+            user = lead
+        elif kind == "superuser":
+            user = make_user(Role.ADMIN, username="root")
+        else:
+            user = make_user(Role.LEAD if "lead" in kind else Role.ANNOTATOR, username=kind)
+            roles = {
+                "annotator": ["annotator"],
+                "annotator-and-lead": ["annotator", "lead"],
+                "researcher": ["researcher"],
+                "non-member": [],
+            }[kind]
+            for role in roles:
+                StudyMemberFactory(study=world.study, user=user, role=role)
+        client.force_login(user)
+        return client
+
+    return make
+
+
+def expected(kind: str, allowed: int) -> int:
+    return {"anonymous": 302, "non-member": 404}.get(
+        kind, allowed if kind in ("lead", "superuser") else 403
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_who_reaches_each_route(client_as, world, done, kind):
+    client = client_as(kind)
+    base = f"/studies/{world.study.slug}/triage/"
+    response = client.get(base)
+    assert response.status_code == expected(kind, 200)
+    assert (b"Ranked reports" in response.content) == (response.status_code == 200)
+    assert client.get(f"{base}{done.pk}/").status_code == expected(kind, 200)
+    started = client.post(base, {"dimension": "root-cause", "positive": "memory"})
+    assert started.status_code == expected(kind, 302)
+    batch = client.post(f"{base}{done.pk}/batch/", {"count": "3", "by": "score"})
+    assert batch.status_code == expected(kind, 302)
+    made = StudyBatch.objects.filter(study=world.study, prioritised__isnull=False).count()
+    assert made == (1 if kind in ("lead", "superuser") else 0)
+
+
+def test_the_page_shows_quality_estimates_and_the_ranking(client_as, world, done):
+    text = client_as("lead").get(f"/studies/{world.study.slug}/triage/{done.pk}/").content.decode()
+    for part in (
+        "AUC",
+        "keyword rule (any candidates), same items",
+        "Calibration",
+        "Words that weigh most",
+    ):
+        assert part in text
+    assert "Wilson score interval" in text and "prediction-powered inference" in text
+    assert "Positives not yet labelled among the 140 scored reports" in text
+    assert text.count('data-testid="ranked-row"') == 100
+
+
+def test_a_wrong_form_is_a_400_naming_the_field(client_as, world):
+    response = client_as("lead").post(
+        f"/studies/{world.study.slug}/triage/", {"dimension": "root-cause", "positive": "nope"}
+    )
+    assert response.status_code == 400
+    assert "positive: &#x27;nope&#x27; is not a category key path" in response.content.decode()
+    assert not TriageRun.objects.exists()
+
+
+def test_a_wrong_batch_count_is_a_400(client_as, world, done):
+    response = client_as("lead").post(
+        f"/studies/{world.study.slug}/triage/{done.pk}/batch/", {"count": "many"}
+    )
+    assert response.status_code == 400
+    assert "count: a whole number" in response.content.decode()
+
+
+def test_the_study_page_links_leads_only(client_as, world):
+    link = b'data-testid="triage-link"'
+    assert link in client_as("lead").get(f"/studies/{world.study.slug}/").content
+    assert link not in client_as("annotator-and-lead").get(f"/studies/{world.study.slug}/").content
+
+
+def test_a_run_id_beyond_any_id_is_not_found(client_as, world):
+    response = client_as("lead").get(f"/studies/{world.study.slug}/triage/99999999999999999999/")
+    assert response.status_code == 404
+
+
+def test_the_study_page_marks_a_prioritised_batch_for_leads_only(client_as, world, done):
+    from labeler.screening.services import prioritised_batch_add
+
+    prioritised_batch_add(study=world.study, run=done, count=4)
+    mark = b'data-testid="prioritised-mark"'
+    assert mark in client_as("lead").get(f"/studies/{world.study.slug}/").content
+    assert mark not in client_as("annotator").get(f"/studies/{world.study.slug}/").content
