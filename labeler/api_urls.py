@@ -16,7 +16,7 @@ from labeler.api.analysis import ReportCompareView
 from labeler.api.annotations import AnnotationViewSet
 from labeler.api.items import StudyItemViewSet
 from labeler.api.labelling import AssignmentViewSet, PingView, StudyLabellingViewSet
-from labeler.api.members import StudyMemberViewSet
+from labeler.api.members import StudyInvitationViewSet, StudyMemberViewSet
 from labeler.api.studies import StudyViewSet
 
 router = SimpleRouter()
@@ -31,6 +31,21 @@ study_patterns = [
         "studies/<slug:slug>/members/",
         StudyMemberViewSet.as_view({"get": "list", "post": "create"}),
         name="study-members",
+    ),
+    path(
+        "studies/<slug:slug>/members/<int:member_id>/",
+        StudyMemberViewSet.as_view({"patch": "partial_update", "delete": "destroy"}),
+        name="study-member",
+    ),
+    path(
+        "studies/<slug:slug>/invitations/",
+        StudyInvitationViewSet.as_view({"get": "list", "post": "create"}),
+        name="study-invitations",
+    ),
+    path(
+        "studies/<slug:slug>/invitations/<int:invitation_id>/",
+        StudyInvitationViewSet.as_view({"delete": "destroy"}),
+        name="study-invitation",
     ),
     path(
         "studies/<slug:slug>/next/",

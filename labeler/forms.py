@@ -432,6 +432,39 @@ class MemberAddForm(forms.Form):
         return names
 
 
+class InvitationForm(forms.Form):
+    """A link for someone without an account: they choose a username and password on it."""
+
+    role = forms.ChoiceField(choices=StudyMember.Role.choices, initial=StudyMember.Role.ANNOTATOR)
+    email = forms.EmailField(
+        label="E-mail (optional)",
+        required=False,
+        help_text="The link is sent there when the site's e-mail is set up; copy it in any case.",
+    )
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(choices=StudyMember.Role.choices)
+
+
+class InvitationAcceptForm(forms.Form):
+    """The invitee's username and password; the service checks both (Django's validators)."""
+
+    username = forms.CharField(
+        max_length=150, help_text="Letters, digits and @ . + - _; at most 150."
+    )
+    password = forms.CharField(widget=forms.PasswordInput(render_value=False))
+    password_again = forms.CharField(
+        label="Password again", widget=forms.PasswordInput(render_value=False)
+    )
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("password") and data.get("password") != data.get("password_again"):
+            self.add_error("password_again", "the two passwords differ")
+        return data
+
+
 class LabelsImportForm(forms.Form):
     MAX_BYTES = 20 * 1024 * 1024
 

@@ -60,5 +60,6 @@ study_patterns = [
 urlpatterns = [
     path("", home, name="home"),
     path("reports/compare/", analysis.reports_compare_page, name="reports-compare"),
+    path("invitations/<str:token>/", members.invitation_accept, name="invitation-accept"),
     path("", include((study_patterns, "studies"))),
 ]

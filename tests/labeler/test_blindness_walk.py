@@ -21,6 +21,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 
 from config import urls as config_urls
+from labeler.members.services import study_invitation_create
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -37,6 +38,7 @@ from labeler.models import (
     Study,
     StudyBatch,
     StudyItem,
+    StudyMember,
     Theme,
 )
 from labeler.roles import Role
@@ -193,6 +195,10 @@ def plant(make_user, person_kind: str) -> Planted:
             target.objects["codeuse"] = CodeUse.objects.get(code=target.objects["code"])
             target.objects["theme"] = ThemeFactory(board=board)
         target.objects["import"] = ImportJobFactory(repository=item.report.repository)
+        invitation, link, _ = study_invitation_create(
+            study=study, role="annotator", link_for=lambda token: token
+        )
+        target.objects["invitation"], target.objects["invitation_token"] = invitation, link
         targets.append(target)
     Token.objects.create(user=other)
     final, assignment = plant_the_rest(closed=closed, opened=opened, other=other)
@@ -319,6 +325,10 @@ def fill(route: str, pattern: URLPattern, name: str, target: Target) -> str | No
         # The open study's code and theme, for the closed study's board routes too.
         "code_id": Code.objects.get(name=SECRET_CODE).pk,
         "theme_id": Theme.objects.get().pk,
+        # The other annotator's membership, and an open invitation to the study with its link.
+        "member_id": StudyMember.objects.get(study=study, user=target.assignment.annotator).pk,
+        "invitation_id": target.objects["invitation"].pk,
+        "token": target.objects["invitation_token"],
     }
     return values.get(name)
 
