@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from labeler.members.invitations import invitation_token_hash
@@ -69,22 +69,17 @@ def study_annotator_count(*, study: Study) -> int:
     return study.members.filter(role=StudyMember.Role.ANNOTATOR).count()
 
 
-def overlap_warning(*, overlap: int, annotators: int | None) -> str | None:
-    """Why items cannot complete when the study asks more annotators per item than it has;
-    None when it has enough. `annotators` None: a study being set up, which has none yet."""
-    if annotators is None:
-        return (
-            f"each item needs {overlap} different annotator{'s' if overlap != 1 else ''} "
-            f"(overlap {overlap}): add at least {overlap} on the study's Members page, or no "
-            "item completes"
-        )
+def overlap_warning(*, overlap: int, annotators: int) -> str | None:
+    """Why items cannot complete when the study asks more annotators per item than it has
+    (a study being set up has none yet); None when it has enough."""
     if annotators >= overlap:
         return None
-    have = "no annotator" if annotators == 0 else f"only {annotators}"
+    have = "no annotator yet" if annotators == 0 else f"only {annotators}"
+    more = overlap - annotators
     return (
         f"each item needs {overlap} different annotators (overlap {overlap}) and the study has "
-        f"{have}: no item completes until {overlap - annotators} more "
-        f"{'join' if overlap - annotators != 1 else 'joins'}; add annotators on the Members page"
+        f"{have}: no item completes until {more} more {'joins' if more == 1 else 'join'}; add "
+        "annotators on the study's Members page"
     )
 
 
@@ -111,3 +106,24 @@ REMOVED_MARK = " (removed)"
 def name_marked(name: str, *, removed: bool) -> str:
     """A labeller's name as shown beside their labels: marked when they were removed."""
     return name + REMOVED_MARK if removed else name
+
+
+def study_items_short_of_annotators(*, study: Study) -> int:
+    """Items that cannot complete because the study has fewer annotators than its overlap:
+    those still short of annotations (0 when it has enough annotators)."""
+    if study_overlap_warning(study=study) is None:
+        return 0
+    return study.items.filter(adjudicated_at__isnull=True, submitted__lt=F("needed")).count()
+
+
+def user_study_roles(*, user) -> dict[int, list[str]]:
+    """The user's roles in each of their studies, by study id (roles in the order of
+    StudyMember.Role)."""
+    found: dict[int, list[str]] = {}
+    if not user.is_authenticated:
+        return found
+    order = {role: number for number, role in enumerate(StudyMember.Role.values)}
+    rows = StudyMember.objects.filter(user=user).values_list("study_id", "role")
+    for study_id, role in sorted(rows, key=lambda row: (row[0], order.get(row[1], 99))):
+        found.setdefault(study_id, []).append(role)
+    return found

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.api import MAX_ID
@@ -19,6 +20,7 @@ from labeler.annotation_csv import row_count
 from labeler.forms import BatchForm, LabelsImportForm, StudySetupForm, add_service_errors
 from labeler.frames import STRATA, FrameQuery
 from labeler.labels import study_scheme
+from labeler.members.selectors import overlap_warning, study_overlap_warning
 from labeler.models import Assignment, LabelImportJob, Study, StudyMember
 from labeler.permissions import (
     access_adjudicates,
@@ -153,6 +155,9 @@ def study_new(request):
                 add_service_errors(form, error)
             else:
                 preview = _preview(plan=plan, frame=frame, sample=sample)
+                preview["overlap_warning"] = overlap_warning(
+                    overlap=form.cleaned_data["overlap"], annotators=0
+                )
                 form.data["previewed"] = fingerprint
     return render(request, "labeler/study_new.html", {"form": form, "preview": preview})
 
@@ -181,6 +186,9 @@ def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: Samp
         f"Study created: {batch.sample_size} items drawn from {batch.frame_size} reports"
         + _drawn_text(batch),
     )
+    warning = study_overlap_warning(study=study)
+    if warning:
+        messages.warning(request, capfirst(warning) + ".")
     return redirect("studies:detail", slug=study.slug)
 
 
@@ -205,6 +213,7 @@ def study_detail(request, slug: str):
         "guidelines_html": render_markdown(study.guidelines, heading_offset=2),
         "shortcuts": study_shortcuts(study),
         "sees_agreement": access_sees_agreement(access),
+        "overlap_warning": study_overlap_warning(study=study),
         # The open round is never adjudicated (labeler.services.adjudication).
         "adjudicates": access_adjudicates(access) and study.kind != Study.Kind.OPEN,
         **open_coding_context(study=study, access=access),
