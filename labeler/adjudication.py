@@ -16,6 +16,7 @@ from django.db.models import Exists, F, Min, OuterRef, QuerySet
 from config.sql import int_array
 from labeler.consensus import UNANIMOUS, UNANSWERED, Answer, Consensus, automatic_method, consensus
 from labeler.labels import Scheme
+from labeler.members.selectors import name_marked, study_removed_annotators
 from labeler.models import (
     Annotation,
     Assignment,
@@ -110,15 +111,21 @@ def study_pseudonyms(*, study: Study) -> dict[int, str]:
 def annotator_namer(*, study: Study, user, access: StudyAccess):
     """How `user` reads who labelled in the study: usernames for its leads (and staff), their
     own name for themselves, and the study's pseudonyms (A1, A2, …) for everyone else, as the
-    export names them. A function of the annotator (a user)."""
+    export names them. A function of the annotator (a user). An annotator removed from the
+    study is marked so ("A2 (removed)")."""
+    removed = study_removed_annotators(study_id=study.pk)
     if access_sees_annotator_names(access):
-        return lambda annotator: annotator.get_username()
+        return lambda annotator: name_marked(
+            annotator.get_username(), removed=annotator.pk in removed
+        )
     pseudonyms = study_pseudonyms(study=study)
 
     def name(annotator) -> str:
         if annotator.pk == user.pk:
             return annotator.get_username()
-        return pseudonyms.get(annotator.pk, "another annotator")
+        return name_marked(
+            pseudonyms.get(annotator.pk, "another annotator"), removed=annotator.pk in removed
+        )
 
     return name
 
@@ -373,13 +380,17 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
 
 
 def _names(*, study: Study, real_names: bool) -> dict[int, str]:
+    """Who gave each answer, marked when they were removed from the study since."""
     if not real_names:
-        return study_pseudonyms(study=study)
-    return dict(
-        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED).values_list(
-            "annotator_id", "annotator__username"
+        names = study_pseudonyms(study=study)
+    else:
+        names = dict(
+            Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED).values_list(
+                "annotator_id", "annotator__username"
+            )
         )
-    )
+    removed = study_removed_annotators(study_id=study.pk)
+    return {pk: name_marked(name, removed=pk in removed) for pk, name in names.items()}
 
 
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:

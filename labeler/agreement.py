@@ -40,6 +40,7 @@ from django.db import connection
 
 from labeler.adjudication import study_pseudonyms
 from labeler.labels import Scheme, study_scheme
+from labeler.members.selectors import name_marked, study_removed_annotators
 from labeler.models import DisagreementReason, FinalLabel, FinalMethod, Study
 from labeler.statistics.agreement import agreement_from_codes, agreement_windows, top_level
 from taxonomy.models import Dimension
@@ -216,11 +217,15 @@ def _value(text: str | None, multiple: bool) -> Value:
 
 
 def annotator_names(*, study: Study, pseudonyms: bool) -> dict[int, str]:
-    """User id -> the name agreement shows: the username, or the study's pseudonym."""
+    """User id -> the name agreement shows: the username, or the study's pseudonym; marked
+    "(removed)" for an annotator removed from the study."""
     if pseudonyms:
-        return study_pseudonyms(study=study)
-    ids = study.assignments.filter(status="submitted").values("annotator")
-    return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+        names = study_pseudonyms(study=study)
+    else:
+        ids = study.assignments.filter(status="submitted").values("annotator")
+        names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    removed = study_removed_annotators(study_id=study.pk)
+    return {pk: name_marked(name, removed=pk in removed) for pk, name in names.items()}
 
 
 def item_batches(*, study: Study) -> dict[int, int]:

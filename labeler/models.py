@@ -814,3 +814,19 @@ class StudyInvitation(models.Model):
         if self.expires_at <= (now or timezone.now()):
             return "expired"
         return "open"
+
+
+class StudyMemberRemoval(models.Model):
+    """A role a lead took away from a member: their labels stay, and are shown as by a
+    removed member while they do not annotate in the study again."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="member_removals")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    role = models.CharField(max_length=20, choices=StudyMember.Role.choices)
+    removed_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["study", "role"], name="member_removal_study_role")]
+
+    def __str__(self) -> str:
+        return f"{self.user} removed as {self.role} from {self.study}"

@@ -16,6 +16,7 @@ from labeler.export.dataset import ExportOptions
 from labeler.export.records import MULTI_SEPARATOR, NAME_SEPARATOR
 from labeler.export.writers import SPREADSHEET_FORMULAS
 from labeler.labels import study_scheme
+from labeler.members.selectors import study_removed_annotators
 from labeler.models import FinalLabel, Study, StudyBatch, StudyItem
 
 PACKAGE = "bug-labeler"
@@ -188,6 +189,10 @@ def study_datasheet(
         "codebook": _codebook(study),
         "collection": _sampling(study),
         "annotators": len(names),
+        # Their labels stay in the dataset; they no longer annotate in the study.
+        "removed_annotators": sorted(
+            names[pk] for pk in study_removed_annotators(study_id=study.pk) if pk in names
+        ),
         "final_labels": _final_counts(study),
         "agreement": _agreement(study, pseudonyms=not options.real_names, final_only=options.blind),
     }

@@ -9,7 +9,13 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from labeler.members.invitations import invitation_token_hash
-from labeler.models import Assignment, Study, StudyInvitation, StudyMember
+from labeler.models import (
+    Assignment,
+    Study,
+    StudyInvitation,
+    StudyMember,
+    StudyMemberRemoval,
+)
 
 Status = Assignment.Status
 
@@ -88,15 +94,14 @@ def study_overlap_warning(*, study: Study) -> str | None:
 
 
 def study_removed_annotators(*, study_id: int) -> set[int]:
-    """Ids of users who labelled in the study (a submission) and annotate in it no more."""
+    """Ids of users a lead removed as annotators of the study who annotate in it no more."""
     annotates = StudyMember.objects.filter(
-        study_id=study_id, user=OuterRef("annotator"), role=StudyMember.Role.ANNOTATOR
+        study_id=study_id, user=OuterRef("user"), role=StudyMember.Role.ANNOTATOR
     )
     return set(
-        Assignment.objects.filter(study_id=study_id, status=Status.SUBMITTED)
+        StudyMemberRemoval.objects.filter(study_id=study_id, role=StudyMember.Role.ANNOTATOR)
         .exclude(Exists(annotates))
-        .values_list("annotator", flat=True)
-        .distinct()
+        .values_list("user", flat=True)
     )
 
 

@@ -9,10 +9,11 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from config.sql import int_array
 from labeler.frames import FrameQuery, frame_reports, stratum_expression
-from labeler.models import Study, StudyBatch, StudyItem, StudyMember
+from labeler.models import Study, StudyBatch, StudyItem, StudyMember, StudyMemberRemoval
 from labeler.permissions import codebook_owner_of
 from labeler.sampling import (
     SamplePlan,
@@ -363,6 +364,7 @@ def study_member_remove(*, study: Study, user, role: str) -> bool:
     ):
         raise ValidationError({"role": LAST_LEAD})
     member.delete()
+    StudyMemberRemoval.objects.create(study=study, user=user, role=role, removed_at=timezone.now())
     return True
 
 

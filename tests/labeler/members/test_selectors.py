@@ -11,6 +11,7 @@ from labeler.members.selectors import (
 )
 from labeler.models import StudyMember
 from labeler.services.assignment import assignment_next, assignment_submit
+from labeler.services.studies import study_member_remove
 from tests.labeler.conftest import GOOD_LABELS
 
 pytestmark = pytest.mark.django_db
@@ -30,17 +31,20 @@ def test_items_short_of_annotators_counts_only_when_the_study_is_short(study, se
     assert study_items_short_of_annotators(study=study) == 4
 
 
-def test_removed_annotators_are_those_who_labelled_and_annotate_no_more(
+def test_removed_annotators_are_those_a_lead_removed_who_annotate_no_more(
     study, annotator, second_annotator
 ):
     for user in (annotator, second_annotator):
         held = assignment_next(study=study, user=user)
         assignment_submit(assignment_id=held.pk, user=user, labels=GOOD_LABELS)
+    StudyMember.objects.filter(user=annotator).delete()  # not removed by a lead: unmarked
     assert study_removed_annotators(study_id=study.pk) == set()
 
-    StudyMember.objects.filter(user=second_annotator).delete()
+    study_member_remove(study=study, user=second_annotator, role="annotator")
 
     assert study_removed_annotators(study_id=study.pk) == {second_annotator.pk}
+    StudyMember.objects.create(study=study, user=second_annotator, role="annotator")
+    assert study_removed_annotators(study_id=study.pk) == set()
 
 
 def test_member_rows_count_submitted_of_assigned(study, annotator, django_assert_num_queries):
