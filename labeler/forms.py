@@ -82,7 +82,7 @@ def add_service_errors(form: forms.Form, error: ValidationError) -> None:
         return
     for key, messages in error.message_dict.items():
         # "dimension_names[1]" is about the dimension_names field.
-        name = SERVICE_ERROR_FIELDS.get(key, key.partition("[")[0])
+        name = key if key in form.fields else SERVICE_ERROR_FIELDS.get(key, key.partition("[")[0])
         for message in messages:
             if name in form.fields:
                 form.add_error(name, in_form_words(form, message))
