@@ -60,6 +60,7 @@ study_patterns = [
 urlpatterns = [
     path("", home, name="home"),
     path("reports/compare/", analysis.reports_compare_page, name="reports-compare"),
-    path("invitations/<str:token>/", members.invitation_accept, name="invitation-accept"),
+    path("invitations/join/", members.invitation_join, name="invitation-join"),
+    path("invitations/<str:token>/", members.invitation_open, name="invitation-accept"),
     path("", include((study_patterns, "studies"))),
 ]

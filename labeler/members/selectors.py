@@ -84,8 +84,8 @@ def overlap_warning(*, overlap: int, annotators: int) -> str | None:
     more = overlap - annotators
     return (
         f"each item needs {overlap} different annotators (overlap {overlap}) and the study has "
-        f"{have}: no item completes until {more} more {'joins' if more == 1 else 'join'}; add "
-        "annotators on the study's Members page"
+        f"{have}: no item completes until {more} more {'joins' if more == 1 else 'join'} (a "
+        "lead adds them on the study's Members page)"
     )
 
 

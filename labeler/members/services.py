@@ -106,14 +106,15 @@ def study_invitation_revoke(*, invitation: StudyInvitation) -> StudyInvitation:
 
 
 @transaction.atomic
-def study_invitation_accept(*, token: str, username: str, password: str):
+def study_invitation_accept(*, invitation_id: int, username: str, password: str):
     """Create the invitee's account with the username and password they chose (Django's
     password validators), make them a member with the invitation's role and use the
-    invitation up; all or nothing. Returns the new user."""
+    invitation up; all or nothing. Returns the new user. The caller has checked that the
+    invitee holds the link (labeler.views.members)."""
     invitation = (
         StudyInvitation.objects.select_for_update()
         .select_related("study")
-        .filter(token_hash=invitation_token_hash(token))
+        .filter(pk=invitation_id)
         .first()
     )
     if invitation is None or invitation.state() != "open":

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import capfirst
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from labeler.forms import (
     InvitationAcceptForm,
@@ -149,33 +149,57 @@ def study_members(request, slug: str):
     return response
 
 
+# The invitation a visitor opened the link of, kept in their session: the form is posted to
+# an address without the token, so that no log line of a refused post can carry it.
+SESSION_INVITATION = "invitation_id"
+
+
+@login_not_required
+@require_GET
+def invitation_open(request, token: str):
+    """The link itself: a working one takes the visitor to the form; one that no longer works
+    says so (with a 200: a 4xx would write the link into the server's log)."""
+    invitation = invitation_by_token(token=token)
+    if invitation is None or invitation.state() != "open":
+        return _invitation_page(request, None, None)
+    request.session[SESSION_INVITATION] = invitation.pk
+    return redirect("invitation-join")
+
+
 @login_not_required
 @require_http_methods(["GET", "POST"])
-def invitation_accept(request, token: str):
-    """The invitee chooses a username and password, and lands in the study. A link that no
-    longer works says so (with a 200: a 4xx would write the link into the server's log)."""
-    invitation = invitation_by_token(token=token)
-    usable = invitation is not None and invitation.state() == "open"
-    form = InvitationAcceptForm(request.POST or None) if usable else None
-    if usable and request.method == "POST" and form.is_valid():
+def invitation_join(request):
+    """The invitee chooses a username and password, and lands in the study."""
+    invitation = (
+        StudyInvitation.objects.select_related("study")
+        .filter(pk=request.session.get(SESSION_INVITATION, 0))
+        .first()
+    )
+    if invitation is None or invitation.state() != "open":
+        return _invitation_page(request, None, None)
+    form = InvitationAcceptForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             user = study_invitation_accept(
-                token=token, username=data["username"], password=data["password"]
+                invitation_id=invitation.pk, username=data["username"], password=data["password"]
             )
         except ValidationError as error:
             add_service_errors(form, error)
         else:
+            request.session.pop(SESSION_INVITATION, None)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(
-                request, f"Welcome, {user}: you are {invitation.role} of {invitation.study.name}."
+                request,
+                f"Welcome, {user}: you joined {invitation.study.name} as {invitation.role}.",
             )
             return redirect("studies:detail", slug=invitation.study.slug)
+    return _invitation_page(request, invitation, form)
+
+
+def _invitation_page(request, invitation, form):
     response = render(
-        request,
-        "labeler/invitation_accept.html",
-        {"invitation": invitation if usable else None, "form": form},
+        request, "labeler/invitation_accept.html", {"invitation": invitation, "form": form}
     )
-    response["Referrer-Policy"] = "no-referrer"
     response["Cache-Control"] = "no-store"
     return response

@@ -42,27 +42,39 @@ def test_lead_makes_an_invitation_link_shown_once(client, study, lead):
 def test_invitee_chooses_username_and_password_and_lands_in_the_study(client, study):
     _, token, _ = study_invitation_create(study=study, role="annotator", link_for=str)
 
-    page = client.get(f"/invitations/{token}/")
+    opened = client.get(f"/invitations/{token}/")
+    page = client.get("/invitations/join/")
     response = client.post(
-        f"/invitations/{token}/",
+        "/invitations/join/",
         {"username": "newbie", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD},
     )
 
+    assert opened.status_code == 302 and opened["Location"] == "/invitations/join/"
     assert "Join " + study.name in page.content.decode()
-    assert page["Referrer-Policy"] == "no-referrer"
     assert response.status_code == 302 and response["Location"] == "/studies/perf/"
     user = get_user_model().objects.get(username="newbie")
     assert StudyMember.objects.filter(study=study, user=user, role="annotator").exists()
     assert client.get("/studies/perf/label/").status_code == 200
-    gone = client.get(f"/invitations/{token}/").content.decode()
-    assert 'data-testid="invitation-gone"' in gone
+    for address in (f"/invitations/{token}/", "/invitations/join/"):
+        gone = client.get(address)
+        assert gone.status_code == 200 and 'data-testid="invitation-gone"' in gone.content.decode()
+
+
+def test_an_unknown_link_or_a_form_without_an_opened_link_says_it_no_longer_works(client):
+    for address in ("/invitations/no-such-token/", "/invitations/join/"):
+        response = client.get(address)
+        assert 'data-testid="invitation-gone"' in response.content.decode()
+    posted = client.post("/invitations/join/", {"username": "x", "password": GOOD_PASSWORD})
+    assert 'data-testid="invitation-gone"' in posted.content.decode()
+    assert not get_user_model().objects.filter(username="x").exists()
 
 
 def test_a_weak_password_is_refused_on_its_field(client, study, annotator):
     _, token, _ = study_invitation_create(study=study, role="annotator", link_for=str)
 
+    client.get(f"/invitations/{token}/")
     response = client.post(
-        f"/invitations/{token}/",
+        "/invitations/join/",
         {"username": "ann", "password": "12345678", "password_again": "12345678"},
     )
 
@@ -76,8 +88,9 @@ def test_a_weak_password_is_refused_on_its_field(client, study, annotator):
 def test_passwords_that_differ_are_refused(client, study):
     _, token, _ = study_invitation_create(study=study, role="annotator", link_for=str)
 
+    client.get(f"/invitations/{token}/")
     response = client.post(
-        f"/invitations/{token}/",
+        "/invitations/join/",
         {"username": "newbie", "password": GOOD_PASSWORD, "password_again": "other"},
     )
 
