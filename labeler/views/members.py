@@ -37,6 +37,9 @@ from labeler.permissions import study_get_for_user
 from labeler.services.studies import study_member_remove, study_members_add
 from labeler.views.common import require_lead
 
+# The invitation form's fields have ids of their own: the add form beside it has a role too.
+INVITE_IDS = "id_invite_%s"
+
 
 def _posted_id(request, name: str) -> int:
     value = request.POST.get(name, "")
@@ -52,7 +55,7 @@ def study_members(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     require_lead(access)
     form = MemberAddForm()
-    invite_form = InvitationForm()
+    invite_form = InvitationForm(auto_id=INVITE_IDS)
     invitation_link = None
     action = request.POST.get("action") if request.method == "POST" else None
     if action == "remove":
@@ -95,7 +98,7 @@ def study_members(request, slug: str):
             messages.success(request, "The invitation link no longer works.")
         return redirect("studies:members", slug=study.slug)
     if action == "invite":
-        invite_form = InvitationForm(request.POST)
+        invite_form = InvitationForm(request.POST, auto_id=INVITE_IDS)
         if invite_form.is_valid():
             data = invite_form.cleaned_data
             _invitation, invitation_link, mailed = study_invitation_create(
@@ -109,7 +112,7 @@ def study_members(request, slug: str):
             )
             if mailed:
                 messages.success(request, f"The invitation was sent to {data['email']}.")
-            invite_form = InvitationForm()
+            invite_form = InvitationForm(auto_id=INVITE_IDS)
     elif action is not None:
         form = MemberAddForm(request.POST)
         if form.is_valid():

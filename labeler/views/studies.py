@@ -10,7 +10,6 @@ from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.api import MAX_ID
@@ -186,9 +185,6 @@ def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: Samp
         f"Study created: {batch.sample_size} items drawn from {batch.frame_size} reports"
         + _drawn_text(batch),
     )
-    warning = study_overlap_warning(study=study)
-    if warning:
-        messages.warning(request, capfirst(warning) + ".")
     return redirect("studies:detail", slug=study.slug)
 
 

@@ -42,7 +42,7 @@ def test_lead_invites_and_the_invitee_joins_and_labels(
     page.get_by_role("button", name="Remove ann as annotator").click()
     expect(page.get_by_test_id("member-ann-annotator")).to_have_count(0)
     expect(warning).to_contain_text("no annotator yet")
-    page.locator("[data-testid=invite-form] #id_role").select_option("annotator")
+    page.locator("#id_invite_role").select_option("annotator")
     page.get_by_role("button", name="Make an invitation link").click()
     link = page.get_by_test_id("invitation-link").input_value()
     assert "/invitations/" in link and StudyInvitation.objects.get().state() == "open"
