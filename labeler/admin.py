@@ -30,8 +30,10 @@ from labeler.models import (
     LabelImportJob,
     Study,
     StudyBatch,
+    StudyInvitation,
     StudyItem,
     StudyMember,
+    StudyMemberRemoval,
     Theme,
 )
 from labeler.permissions import board_hidden_from, labels_hidden_from
@@ -245,3 +247,20 @@ class BoardEventAdmin(BoardRowsAdmin):
     list_display = ["board", "user", "action", "description", "created_at", "undone_at"]
     list_filter = ["board__study", "action"]
     list_select_related = ["board__study", "user"]
+
+
+@admin.register(StudyInvitation)
+class StudyInvitationAdmin(ReadOnlyAdmin):
+    """Made, revoked and used on the study's Members page; the link is never stored."""
+
+    list_display = ["study", "role", "email", "created_by", "created_at", "expires_at", "used_by"]
+    list_filter = ["study", "role"]
+    list_select_related = ["study", "created_by", "used_by"]
+    exclude = ["token_hash"]
+
+
+@admin.register(StudyMemberRemoval)
+class StudyMemberRemovalAdmin(ReadOnlyAdmin):
+    list_display = ["study", "user", "role", "removed_at"]
+    list_filter = ["study", "role"]
+    list_select_related = ["study", "user"]

@@ -39,6 +39,7 @@ from labeler.models import (
     StudyBatch,
     StudyItem,
     StudyMember,
+    StudyMemberRemoval,
     Theme,
 )
 from labeler.roles import Role
@@ -249,6 +250,7 @@ def plant_the_rest(*, closed: Study, opened: Study, other) -> tuple[StudyItem, A
         description="-",
         created_at=now,
     )
+    StudyMemberRemoval.objects.create(study=closed, user=other, role="lead", removed_at=now)
     final = StudyItemFactory(study=closed, position=1, needed=1)
     held = assignment_next(study=closed, user=other)
     assert held.item == final

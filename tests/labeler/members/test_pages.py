@@ -195,3 +195,12 @@ def test_the_api_preview_and_create_warn_of_too_few_annotators(api_as, lead, fra
     assert "no annotator yet" in created.json()["overlap_warning"]
     single = client.post("/api/studies/preview/", {**body, "overlap": 0}, format="json")
     assert single.status_code == 400 and "overlap" in single.json()["fields"]
+
+
+def test_someone_signed_in_is_told_joining_makes_a_new_account(client, study, annotator):
+    _, token, _ = study_invitation_create(study=study, role="lead", link_for=str)
+    client.force_login(annotator)
+
+    html = client.get(f"/invitations/{token}/", follow=True).content.decode()
+
+    assert re.search(r'data-testid="signed-in-as">You are signed in as ann: joining makes', html)
