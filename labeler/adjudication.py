@@ -16,7 +16,7 @@ from django.db.models import Exists, F, Min, OuterRef, QuerySet
 from config.sql import int_array
 from labeler.consensus import UNANIMOUS, UNANSWERED, Answer, Consensus, automatic_method, consensus
 from labeler.labels import Scheme
-from labeler.members.selectors import name_marked, study_removed_annotators
+from labeler.members.selectors import annotator_removed, name_marked, study_removed_annotators
 from labeler.models import (
     Annotation,
     Assignment,
@@ -298,8 +298,14 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
     submitted = list(
         item.assignments.filter(status=Assignment.Status.SUBMITTED)
         .select_related("annotator")
+        .annotate(annotator_removed=annotator_removed())
         .order_by("submitted_at", "pk")
     )
+    # Who gave each answer, marked when a lead has removed them from the study since.
+    names = {
+        a.annotator_id: name_marked(names[a.annotator_id], removed=a.annotator_removed)
+        for a in submitted
+    }
     by_assignment: dict[int, dict[str, list[str]]] = defaultdict(dict)
     for assignment_id, key, values in Annotation.objects.filter(item=item).values_list(
         "assignment_id", "dimension__key", "values"
@@ -380,17 +386,13 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
 
 
 def _names(*, study: Study, real_names: bool) -> dict[int, str]:
-    """Who gave each answer, marked when they were removed from the study since."""
     if not real_names:
-        names = study_pseudonyms(study=study)
-    else:
-        names = dict(
-            Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED).values_list(
-                "annotator_id", "annotator__username"
-            )
+        return study_pseudonyms(study=study)
+    return dict(
+        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED).values_list(
+            "annotator_id", "annotator__username"
         )
-    removed = study_removed_annotators(study_id=study.pk)
-    return {pk: name_marked(name, removed=pk in removed) for pk, name in names.items()}
+    )
 
 
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:

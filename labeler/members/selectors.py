@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, OuterRef, Q
 from django.utils import timezone
 
 from labeler.members.invitations import invitation_token_hash
@@ -103,6 +103,18 @@ def study_removed_annotators(*, study_id: int) -> set[int]:
         .exclude(Exists(annotates))
         .values_list("user", flat=True)
     )
+
+
+def annotator_removed(*, study: str = "study", user: str = "annotator") -> ExpressionWrapper:
+    """Whether the row's annotator (the `user` path) was removed as annotator of the row's
+    study (the `study` path) and annotates there no more: a column, for rows already read."""
+    removed = StudyMemberRemoval.objects.filter(
+        study=OuterRef(study), user=OuterRef(user), role=StudyMember.Role.ANNOTATOR
+    )
+    annotates = StudyMember.objects.filter(
+        study=OuterRef(study), user=OuterRef(user), role=StudyMember.Role.ANNOTATOR
+    )
+    return ExpressionWrapper(Exists(removed) & ~Exists(annotates), output_field=BooleanField())
 
 
 REMOVED_MARK = " (removed)"
