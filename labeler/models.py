@@ -820,7 +820,10 @@ class StudyMemberRemoval(models.Model):
     """A role a lead took away from a member: their labels stay, and are shown as by a
     removed member while they do not annotate in the study again."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="member_removals")
+    # Indexed as the first column of member_removal_study_role.
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="member_removals", db_index=False
+    )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     role = models.CharField(max_length=20, choices=StudyMember.Role.choices)
     removed_at = models.DateTimeField()
