@@ -31,9 +31,12 @@ from labeler.models import (
     LabelImportJob,
     Study,
     StudyBatch,
+    StudyInvitation,
     StudyItem,
     StudyMember,
+    StudyMemberRemoval,
     Theme,
+    TriageRun,
 )
 
 
@@ -245,3 +248,31 @@ class BoardEventAdmin(BoardRowsAdmin):
     list_display = ["board", "user", "action", "description", "created_at", "undone_at"]
     list_filter = ["board__study", "action"]
     list_select_related = ["board__study", "user"]
+
+
+@admin.register(StudyInvitation)
+class StudyInvitationAdmin(ReadOnlyAdmin):
+    """Made, revoked and used on the study's Members page; the link is never stored."""
+
+    list_display = ["study", "role", "email", "created_by", "created_at", "expires_at", "used_by"]
+    list_filter = ["study", "role"]
+    list_select_related = ["study", "created_by", "used_by"]
+    exclude = ["token_hash"]
+
+
+@admin.register(StudyMemberRemoval)
+class StudyMemberRemovalAdmin(ReadOnlyAdmin):
+    list_display = ["study", "user", "role", "removed_at"]
+    list_filter = ["study", "role"]
+    list_select_related = ["study", "user"]
+
+
+@admin.register(TriageRun)
+class TriageRunAdmin(ReadOnlyAdmin):
+    """Started on the study's screening page. Its scores and results stay there, for the leads
+    who do not label: a site admin who labels in the study must not see a score or a rank."""
+
+    list_display = ["study", "dimension", "positive", "state", "created_by", "created_at"]
+    list_filter = ["study", "state"]
+    list_select_related = ["study", "created_by"]
+    exclude = ["scores", "result"]

@@ -13,7 +13,7 @@ from labeler.imports import api as label_imports
 from labeler.items.api import StudyItemViewSet
 from labeler.labelling.annotations_api import AnnotationViewSet
 from labeler.labelling.api import AssignmentViewSet, PingView, StudyLabellingViewSet
-from labeler.members.api import StudyMemberViewSet
+from labeler.members.api import StudyInvitationViewSet, StudyMemberViewSet
 from labeler.revisions import api as codebook_migration
 from labeler.screening import api as screening_api
 from labeler.studies.api import StudyViewSet
@@ -30,6 +30,21 @@ study_patterns = [
         "studies/<slug:slug>/members/",
         StudyMemberViewSet.as_view({"get": "list", "post": "create"}),
         name="study-members",
+    ),
+    path(
+        "studies/<slug:slug>/members/<int:member_id>/",
+        StudyMemberViewSet.as_view({"patch": "partial_update", "delete": "destroy"}),
+        name="study-member",
+    ),
+    path(
+        "studies/<slug:slug>/invitations/",
+        StudyInvitationViewSet.as_view({"get": "list", "post": "create"}),
+        name="study-invitations",
+    ),
+    path(
+        "studies/<slug:slug>/invitations/<int:invitation_id>/",
+        StudyInvitationViewSet.as_view({"delete": "destroy"}),
+        name="study-invitation",
     ),
     path(
         "studies/<slug:slug>/next/",

@@ -8,6 +8,7 @@ from labeler.agreement import views as agreement
 from labeler.analysis import views as analysis
 from labeler.coding.board import views as board
 from labeler.export import views as export
+from labeler.home import home
 from labeler.imports import views as imports
 from labeler.items import views as items
 from labeler.labelling import views as labelling
@@ -15,7 +16,6 @@ from labeler.members import views as members
 from labeler.revisions import views as codebook_migration
 from labeler.screening import views as screening
 from labeler.studies import views as studies
-from labeler.studies.home import home
 
 study_patterns = [
     path("studies/", studies.study_list, name="list"),
@@ -72,5 +72,7 @@ study_patterns = [
 urlpatterns = [
     path("", home, name="home"),
     path("reports/compare/", analysis.reports_compare_page, name="reports-compare"),
+    path("invitations/join/", members.invitation_join, name="invitation-join"),
+    path("invitations/<str:token>/", members.invitation_open, name="invitation-accept"),
     path("", include((study_patterns, "studies"))),
 ]

@@ -289,6 +289,17 @@ LABEL_IMPORT_BACKGROUND_ROWS = int(os.environ.get("LABEL_IMPORT_BACKGROUND_ROWS"
 # A background label import running longer than this fails, having written nothing.
 LABEL_IMPORT_TIME_LIMIT_SECONDS = int(os.environ.get("LABEL_IMPORT_TIME_LIMIT_SECONDS", "900"))
 
+# A study's invitation link works once, for this many days after a lead makes it.
+INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "7"))
+# Invitations are sent by e-mail only when an SMTP host is set; otherwise the lead copies the
+# link from the members page.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "labeler@localhost")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -23,7 +23,12 @@ from labeler.adjudication.consensus import (
     automatic_method,
     consensus,
 )
-from labeler.common.names import annotator_names, report_ref
+from labeler.common.names import (
+    annotator_names,
+    annotator_removed,
+    name_marked,
+    report_ref,
+)
 from labeler.common.permissions import StudyAccess
 from labeler.common.scheme import Scheme
 from labeler.models import (
@@ -272,8 +277,14 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
     submitted = list(
         item.assignments.filter(status=Assignment.Status.SUBMITTED)
         .select_related("annotator")
+        .annotate(annotator_removed=annotator_removed())
         .order_by("submitted_at", "pk")
     )
+    # Who gave each answer, marked when a lead has removed them from the study since.
+    names = {
+        a.annotator_id: name_marked(names[a.annotator_id], removed=a.annotator_removed)
+        for a in submitted
+    }
     by_assignment: dict[int, dict[str, list[str]]] = defaultdict(dict)
     for assignment_id, key, values in Annotation.objects.filter(item=item).values_list(
         "assignment_id", "dimension__key", "values"

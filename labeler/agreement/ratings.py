@@ -51,7 +51,9 @@ from labeler.agreement.statistics import (
     run_draws,
     top_level,
 )
-from labeler.common.names import annotator_names
+from labeler.common.names import (
+    annotator_names,
+)
 from labeler.common.scheme import Scheme, study_scheme
 from labeler.models import DisagreementReason, FinalLabel, FinalMethod, Study
 from taxonomy.models import Dimension
@@ -380,7 +382,7 @@ def study_agreement(
         raise AgreementNotApplicable(reason)
     scheme = study_scheme(study=study)
     dimensions = [scheme.dimension(dimension)] if dimension else list(scheme.dimensions)
-    names = annotator_names(study=study, real_names=not pseudonyms)
+    names = annotator_names(study=study, real_names=not pseudonyms, mark_removed=True)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
     if final_only:
         final = np.array(

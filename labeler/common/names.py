@@ -9,11 +9,18 @@ labelled against (a history says what was true when it was written)."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db.models import Min
+from django.db.models import BooleanField, Exists, ExpressionWrapper, Min, OuterRef
 
 from labeler.common.permissions import StudyAccess, access_sees_annotator_names
 from labeler.common.scheme import Scheme
-from labeler.models import Assignment, CodebookMigration, DisagreementReason, Study
+from labeler.models import (
+    Assignment,
+    CodebookMigration,
+    DisagreementReason,
+    Study,
+    StudyMember,
+    StudyMemberRemoval,
+)
 from taxonomy.models import Category, Dimension
 
 
@@ -34,33 +41,46 @@ def study_pseudonyms(*, study: Study) -> dict[int, str]:
     return {pk: f"A{number}" for number, (pk, _) in enumerate(_submitters(study), start=1)}
 
 
-def annotator_names(*, study: Study, real_names: bool, user_ids=()) -> dict[int, str]:
+def annotator_names(
+    *, study: Study, real_names: bool, user_ids=(), mark_removed: bool = False
+) -> dict[int, str]:
     """User id -> name of everyone who submitted in the study (and, with real names, of
     `user_ids`, who may not have yet): the study's pseudonym, or the username when real names
-    are asked for; in the order of first submission. One query (two when `user_ids` holds
-    someone who has not submitted)."""
+    are asked for; in the order of first submission; with `mark_removed`, "(removed)" after an
+    annotator a lead removed from the study. One query (one more for `user_ids` holding
+    someone who has not submitted, and one for `mark_removed`)."""
     if not real_names:
-        return study_pseudonyms(study=study)
-    names = dict(_submitters(study))
-    missing = [pk for pk in user_ids if pk not in names]
-    if missing:
-        users = get_user_model().objects.filter(pk__in=missing)
-        names.update(users.values_list("pk", "username"))
+        names = study_pseudonyms(study=study)
+    else:
+        names = dict(_submitters(study))
+        missing = [pk for pk in user_ids if pk not in names]
+        if missing:
+            users = get_user_model().objects.filter(pk__in=missing)
+            names.update(users.values_list("pk", "username"))
+    if mark_removed:
+        removed = study_removed_annotators(study_id=study.pk)
+        names = {pk: name_marked(name, removed=pk in removed) for pk, name in names.items()}
     return names
 
 
 def annotator_namer(*, study: Study, user, access: StudyAccess):
     """How `user` reads who labelled in the study: usernames for its leads (and staff), their
     own name for themselves, and the study's pseudonyms (A1, A2, …) for everyone else, as the
-    export names them. A function of the annotator (a user)."""
+    export names them. A function of the annotator (a user). An annotator removed from the
+    study is marked so ("A2 (removed)")."""
+    removed = study_removed_annotators(study_id=study.pk)
     if access_sees_annotator_names(access):
-        return lambda annotator: annotator.get_username()
+        return lambda annotator: name_marked(
+            annotator.get_username(), removed=annotator.pk in removed
+        )
     pseudonyms = study_pseudonyms(study=study)
 
     def name(annotator) -> str:
         if annotator.pk == user.pk:
             return annotator.get_username()
-        return pseudonyms.get(annotator.pk, "another annotator")
+        return name_marked(
+            pseudonyms.get(annotator.pk, "another annotator"), removed=annotator.pk in removed
+        )
 
     return name
 
@@ -191,3 +211,35 @@ def names_as_labelled(*, study, scheme: Scheme, versions) -> dict[int, LabelName
             Scheme(dimensions=dimensions, categories={k: tuple(v) for k, v in categories.items()})
         )
     return {pk: by_codebook[codebook_id] for pk, codebook_id in codebooks.items()}
+
+
+def study_removed_annotators(*, study_id: int) -> set[int]:
+    """Ids of users a lead removed as annotators of the study who annotate in it no more."""
+    annotates = StudyMember.objects.filter(
+        study_id=study_id, user=OuterRef("user"), role=StudyMember.Role.ANNOTATOR
+    )
+    return set(
+        StudyMemberRemoval.objects.filter(study_id=study_id, role=StudyMember.Role.ANNOTATOR)
+        .exclude(Exists(annotates))
+        .values_list("user", flat=True)
+    )
+
+
+def annotator_removed(*, study: str = "study", user: str = "annotator") -> ExpressionWrapper:
+    """Whether the row's annotator (the `user` path) was removed as annotator of the row's
+    study (the `study` path) and annotates there no more: a column, for rows already read."""
+    removed = StudyMemberRemoval.objects.filter(
+        study=OuterRef(study), user=OuterRef(user), role=StudyMember.Role.ANNOTATOR
+    )
+    annotates = StudyMember.objects.filter(
+        study=OuterRef(study), user=OuterRef(user), role=StudyMember.Role.ANNOTATOR
+    )
+    return ExpressionWrapper(Exists(removed) & ~Exists(annotates), output_field=BooleanField())
+
+
+REMOVED_MARK = " (removed)"
+
+
+def name_marked(name: str, *, removed: bool) -> str:
+    """A labeller's name as shown beside their labels: marked when they were removed."""
+    return name + REMOVED_MARK if removed else name

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.db.models import Count
 
 from labeler.agreement.ratings import AgreementNotApplicable, study_agreement
+from labeler.common.names import study_removed_annotators
 from labeler.common.scheme import study_scheme
 from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.export.dataset import ExportOptions
@@ -202,6 +203,10 @@ def study_datasheet(
         "codebook": _codebook(study),
         "collection": _sampling(study),
         "annotators": len(names),
+        # Their labels stay in the dataset; they no longer annotate in the study.
+        "removed_annotators": sorted(
+            names[pk] for pk in study_removed_annotators(study_id=study.pk) if pk in names
+        ),
         "final_labels": _final_counts(study),
         "agreement": _agreement(study, pseudonyms=not options.real_names, final_only=options.blind),
     }

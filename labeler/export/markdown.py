@@ -206,6 +206,9 @@ def datasheet_markdown(sheet: dict) -> str:
             f"Each annotator's labels are included, named by {options['annotator_names']}.",
             "",
         ]
+        if sheet.get("removed_annotators"):
+            removed = ", ".join(sheet["removed_annotators"])
+            lines += [f"Labels by members since removed from the study: {removed}.", ""]
         if "codes" in composition:
             codes = composition["codes"]
             lines += [f"Codes of {codes}.", ""]

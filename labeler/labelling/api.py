@@ -40,6 +40,8 @@ from labeler.labelling.selectors import (
     assignment_list_visible,
     assignment_previous,
     study_come_back,
+    study_items_short_of_annotators,
+    study_overlap_warning,
 )
 from labeler.labelling.services import (
     VersionConflict,
@@ -339,6 +341,17 @@ class ComeBackSerializer(serializers.Serializer):
     )
 
 
+class WaitingForOthersSerializer(serializers.Serializer):
+    """Nothing is left for you, and items still wait: the study has fewer annotators than
+    each item needs, so they wait for annotators a lead has yet to add."""
+
+    assignment = serializers.IntegerField(allow_null=True, help_text="Always null here.")
+    waiting_for_others = serializers.IntegerField(
+        help_text="Items still short of annotations that only other annotators can give."
+    )
+    overlap_warning = serializers.CharField(help_text="Why, in words, and what to do.")
+
+
 class LabelsNowSerializer(serializers.Serializer):
     labels = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
     codes = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
@@ -361,7 +374,7 @@ class StudyLabellingViewSet(viewsets.ViewSet):
         responses={
             200: PolymorphicProxySerializer(
                 component_name="NextAnswer",
-                serializers=[NextItemSerializer, ComeBackSerializer],
+                serializers=[NextItemSerializer, ComeBackSerializer, WaitingForOthersSerializer],
                 resource_type_field_name=None,
             ),
             204: OpenApiResponse(
@@ -375,7 +388,9 @@ class StudyLabellingViewSet(viewsets.ViewSet):
         label again; submitting it clears the flag).
 
         Nothing free now: 204 when nothing can come back to you; else 200 with `assignment`
-        null, how many items others hold, and when to look again."""
+        null, how many items others hold, and when to look again. When items wait for
+        annotators the study does not have yet (fewer than its overlap), 200 with
+        `waiting_for_others` instead of the 204."""
         study, access = study_get_for_user(user=request.user, slug=slug)
         if not access.can_label:
             raise PermissionDenied("only the study's annotators label")
@@ -383,6 +398,15 @@ class StudyLabellingViewSet(viewsets.ViewSet):
         if assignment is None:
             come_back = study_come_back(study=study, user=request.user)
             if not come_back.held_by_others:
+                waiting = study_items_short_of_annotators(study=study)
+                if waiting:
+                    return Response(
+                        {
+                            "assignment": None,
+                            "waiting_for_others": waiting,
+                            "overlap_warning": study_overlap_warning(study=study),
+                        }
+                    )
                 return Response(status=status.HTTP_204_NO_CONTENT)
             return Response(
                 {

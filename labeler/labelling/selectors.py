@@ -7,7 +7,16 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, F, Min, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+)
 from django.utils import timezone
 
 from labeler.coding.selectors import current_codes
@@ -23,6 +32,7 @@ from labeler.models import (
     Assignment,
     Study,
     StudyItem,
+    StudyMember,
 )
 
 Status = Assignment.Status
@@ -155,3 +165,33 @@ def assignment_list_visible(*, user) -> QuerySet[Assignment]:
             & Q(item__adjudicated_at__isnull=True)
         )
     return assignments.filter(Q(annotator=user) | Q(study__in=studies_overseen_by(user)))
+
+
+def study_annotator_count(*, study: Study) -> int:
+    return study.members.filter(role=StudyMember.Role.ANNOTATOR).count()
+
+
+def overlap_warning(*, overlap: int, annotators: int) -> str | None:
+    """Why items cannot complete when the study asks more annotators per item than it has
+    (a study being set up has none yet); None when it has enough."""
+    if annotators >= overlap:
+        return None
+    have = "no annotator yet" if annotators == 0 else f"only {annotators}"
+    more = overlap - annotators
+    return (
+        f"each item needs {overlap} different annotators (overlap {overlap}) and the study has "
+        f"{have}: no item completes until {more} more {'joins' if more == 1 else 'join'} (a "
+        "lead adds them on the study's Members page)"
+    )
+
+
+def study_overlap_warning(*, study: Study) -> str | None:
+    return overlap_warning(overlap=study.overlap, annotators=study_annotator_count(study=study))
+
+
+def study_items_short_of_annotators(*, study: Study) -> int:
+    """Items that cannot complete because the study has fewer annotators than its overlap:
+    those still short of annotations (0 when it has enough annotators)."""
+    if study_overlap_warning(study=study) is None:
+        return 0
+    return study.items.filter(adjudicated_at__isnull=True, submitted__lt=F("needed")).count()

@@ -11,6 +11,7 @@ from labeler.models.adjudication import (
 from labeler.models.board import Board, BoardEvent, Code, CodeUse, Theme
 from labeler.models.imports import LabelImport, LabelImportJob
 from labeler.models.labelling import Annotation, AnnotationVersion, Assignment, SkipReason
+from labeler.models.members import StudyInvitation, StudyMemberRemoval
 from labeler.models.revisions import CodebookMigration
 from labeler.models.screening import TriageRun
 from labeler.models.studies import Study, StudyBatch, StudyItem, StudyMember
@@ -34,8 +35,10 @@ __all__ = [
     "SkipReason",
     "Study",
     "StudyBatch",
+    "StudyInvitation",
     "StudyItem",
     "StudyMember",
+    "StudyMemberRemoval",
     "Theme",
     "TriageRun",
 ]

@@ -16,6 +16,7 @@ from config.names import closest_name
 from labeler.common.api import NOT_YOURS, SchemaSafeMixin
 from labeler.common.filters import StudyFilter
 from labeler.common.permissions import study_get_for_user, user_can_create_study
+from labeler.labelling.selectors import overlap_warning, study_overlap_warning
 from labeler.models import Study
 from labeler.studies.frames import Candidates, FrameQuery, StateFilter
 from labeler.studies.sampling import SampleMode, SampleSpec, sample_warnings
@@ -123,7 +124,6 @@ class SamplePreviewSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "codebook",
         "codebook_version",
         "dimensions",
-        "overlap",
         "guidelines",
         "item_order",
         "hold_minutes",
@@ -139,6 +139,13 @@ class SamplePreviewSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         max_value=2**62,
         help_text="The draw's seed; the preview picks one when absent. Create with the same "
         "seed to draw exactly what the preview shows.",
+    )
+    overlap = serializers.IntegerField(
+        default=2,
+        min_value=1,
+        max_value=20,
+        help_text="Annotators per item, as create takes it: `overlap_warning` says how many "
+        "annotators the study then needs.",
     )
 
 
@@ -219,6 +226,11 @@ class SamplePlanSerializer(serializers.Serializer):
 
 class SamplePreviewResultSerializer(SamplePlanSerializer):
     seed = serializers.IntegerField()
+    overlap_warning = serializers.CharField(
+        allow_null=True,
+        help_text="Why no item would complete: the overlap asks more annotators per item than "
+        "the study has (a new study has none until a lead adds them); null when it has enough.",
+    )
 
 
 class BatchSerializer(SamplePlanSerializer):
@@ -229,6 +241,11 @@ class BatchSerializer(SamplePlanSerializer):
 class StudyCreatedSerializer(serializers.Serializer):
     study = StudySerializer()
     batch = BatchSerializer()
+    overlap_warning = serializers.CharField(
+        allow_null=True,
+        help_text="Why no item would complete: the overlap asks more annotators per item than "
+        "the study has (a new study has none until a lead adds them); null when it has enough.",
+    )
 
 
 class AnnotatorProgressSerializer(serializers.Serializer):
@@ -364,7 +381,11 @@ class StudyViewSet(
             hold_timeout=None if hold_minutes is None else dt.timedelta(minutes=hold_minutes),
             created_by=request.user,
         )
-        payload = {"study": study, "batch": _batch_data(batch)}
+        payload = {
+            "study": study,
+            "batch": _batch_data(batch),
+            "overlap_warning": study_overlap_warning(study=study),
+        }
         return Response(StudyCreatedSerializer(payload).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=SamplePreviewSerializer, responses=SamplePreviewResultSerializer)
@@ -382,7 +403,14 @@ class StudyViewSet(
         warnings = plan_warnings(plan=plan, frame=frame, sample=sample)
         return Response(
             SamplePreviewResultSerializer(
-                {**plan.to_dict(), "seed": seed, "warnings": warnings}
+                {
+                    **plan.to_dict(),
+                    "seed": seed,
+                    "warnings": warnings,
+                    "overlap_warning": overlap_warning(
+                        overlap=body.validated_data["overlap"], annotators=0
+                    ),
+                }
             ).data
         )
 

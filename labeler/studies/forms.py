@@ -9,12 +9,11 @@ import json
 import re
 
 from django import forms
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.forms.utils import pretty_name
 
 from labeler.coding.services import open_dimensions_parse
-from labeler.models import Study, StudyMember
+from labeler.models import Study
 from labeler.studies.frames import STRATA, Candidates, FrameQuery, StateFilter
 from labeler.studies.sampling import (
     CONFIDENCE_MAX,
@@ -81,7 +80,7 @@ def add_service_errors(form: forms.Form, error: ValidationError) -> None:
         return
     for key, messages in error.message_dict.items():
         # "dimension_names[1]" is about the dimension_names field.
-        name = SERVICE_ERROR_FIELDS.get(key, key.partition("[")[0])
+        name = key if key in form.fields else SERVICE_ERROR_FIELDS.get(key, key.partition("[")[0])
         for message in messages:
             if name in form.fields:
                 form.add_error(name, in_form_words(form, message))
@@ -387,45 +386,3 @@ class BatchForm(SampleFieldsMixin):
     """Another draw from the study's frame; reports already in the study are left out."""
 
     previewed = forms.CharField(widget=forms.HiddenInput, required=False)
-
-
-class MemberAddForm(forms.Form):
-    """Several users at once, as the study_members command takes them."""
-
-    MAX_USERNAMES = 200
-
-    usernames = forms.CharField(
-        label="Usernames",
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="One or more, separated by spaces, commas or new lines.",
-    )
-    role = forms.ChoiceField(choices=StudyMember.Role.choices)
-    create_users = forms.BooleanField(
-        label="Create accounts that do not exist yet (they sign in after an admin sets a password)",
-        required=False,
-    )
-
-    def clean_usernames(self) -> list[str]:
-        text = self.cleaned_data["usernames"]
-        names = [name for name in dict.fromkeys(re.split(r"[\s,]+", text)) if name]
-        if not names:
-            raise ValidationError("enter at least one username")
-        if len(names) > self.MAX_USERNAMES:
-            raise ValidationError(f"at most {self.MAX_USERNAMES} usernames at a time")
-        user_model = get_user_model()
-        max_length = user_model._meta.get_field(user_model.USERNAME_FIELD).max_length
-        invalid = []
-        for name in names:
-            try:
-                user_model.username_validator(name)
-            except ValidationError:
-                invalid.append(name)
-            else:
-                if len(name) > max_length:
-                    invalid.append(name)
-        if invalid:
-            raise ValidationError(
-                f"not a valid username: {', '.join(invalid)} (at most {max_length} letters, "
-                "digits and @ . + - _)"
-            )
-        return names

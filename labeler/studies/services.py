@@ -9,11 +9,12 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from config.sql import int_array
 from labeler.coding.services import board_open_create, codebook_open_create
 from labeler.common.permissions import codebook_owner_of
-from labeler.models import Study, StudyBatch, StudyItem, StudyMember
+from labeler.models import Study, StudyBatch, StudyItem, StudyMember, StudyMemberRemoval
 from labeler.studies.frames import FrameQuery, frame_reports, stratum_expression
 from labeler.studies.sampling import (
     SamplePlan,
@@ -375,6 +376,7 @@ def study_member_remove(*, study: Study, user, role: str) -> bool:
     ):
         raise ValidationError({"role": LAST_LEAD})
     member.delete()
+    StudyMemberRemoval.objects.create(study=study, user=user, role=role, removed_at=timezone.now())
     return True
 
 

@@ -23,7 +23,12 @@ from labeler.common.permissions import (
 )
 from labeler.common.scheme import study_scheme
 from labeler.common.views import require_lead
-from labeler.labelling.selectors import assignment_list_visible, study_items_waiting
+from labeler.labelling.selectors import (
+    assignment_list_visible,
+    overlap_warning,
+    study_items_waiting,
+    study_overlap_warning,
+)
 from labeler.labelling.views import study_shortcuts
 from labeler.models import Assignment, Study, StudyMember
 from labeler.revisions.selectors import codebook_revisions_after
@@ -142,6 +147,9 @@ def study_new(request):
                 add_service_errors(form, error)
             else:
                 preview = _preview(plan=plan, frame=frame, sample=sample)
+                preview["overlap_warning"] = overlap_warning(
+                    overlap=form.cleaned_data["overlap"], annotators=0
+                )
                 form.data["previewed"] = fingerprint
     return render(request, "labeler/study_new.html", {"form": form, "preview": preview})
 
@@ -194,6 +202,7 @@ def study_detail(request, slug: str):
         "guidelines_html": render_markdown(study.guidelines, heading_offset=2),
         "shortcuts": study_shortcuts(study),
         "sees_agreement": access_sees_agreement(access),
+        "overlap_warning": study_overlap_warning(study=study),
         # The open round is never adjudicated (labeler.adjudication.services).
         "adjudicates": access_adjudicates(access) and study.kind != Study.Kind.OPEN,
         **open_coding_context(study=study, access=access),

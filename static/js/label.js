@@ -277,6 +277,13 @@ function finish(answer) {
     lookAgainTimer = setTimeout(function () {
       if (state.mode === "waiting") loadNext("Looking again…");
     }, seconds * 1000);
+  } else if (answer && answer.waiting_for_others > 0) {
+    byId("done-title").textContent = "Nothing more for you: items wait for other annotators";
+    byId("done-text").textContent =
+      plural(answer.waiting_for_others, "item") +
+      (answer.waiting_for_others === 1 ? " waits" : " wait") +
+      " for other annotators before " + (answer.waiting_for_others === 1 ? "it is" : "they are") +
+      " complete: " + answer.overlap_warning + ". Your labels are saved.";
   } else {
     byId("done-title").textContent = "All done: nothing is left for you in this study";
     byId("done-text").textContent =

@@ -23,6 +23,7 @@ from rest_framework.authtoken.models import Token
 from config import urls as config_urls
 from labeler.common.roles import Role
 from labeler.labelling.services import assignment_next, assignment_submit
+from labeler.members.services import study_invitation_create
 from labeler.models import (
     Annotation,
     AnnotationVersion,
@@ -39,6 +40,8 @@ from labeler.models import (
     Study,
     StudyBatch,
     StudyItem,
+    StudyMember,
+    StudyMemberRemoval,
     Theme,
     TriageRun,
 )
@@ -207,6 +210,10 @@ def plant(make_user, person_kind: str) -> Planted:
             result={"model": {"top_words": {"positive": [{"word": SECRET_WORD}]}}},
             scores=[[item.report.pk, SECRET_SCORE]],
         )
+        invitation, link, _ = study_invitation_create(
+            study=study, role="annotator", link_for=lambda token: token
+        )
+        target.objects["invitation"], target.objects["invitation_token"] = invitation, link
         targets.append(target)
     Token.objects.create(user=other)
     final, assignment = plant_the_rest(closed=closed, opened=opened, other=other)
@@ -257,6 +264,7 @@ def plant_the_rest(*, closed: Study, opened: Study, other) -> tuple[StudyItem, A
         description="-",
         created_at=now,
     )
+    StudyMemberRemoval.objects.create(study=closed, user=other, role="lead", removed_at=now)
     final = StudyItemFactory(study=closed, position=1, needed=1)
     held = assignment_next(study=closed, user=other)
     assert held.item == final
@@ -334,6 +342,10 @@ def fill(route: str, pattern: URLPattern, name: str, target: Target) -> str | No
         "code_id": Code.objects.get(name=SECRET_CODE).pk,
         "theme_id": Theme.objects.get().pk,
         "run_id": target.objects["triage_run"].pk,
+        # The other annotator's membership, and an open invitation to the study with its link.
+        "member_id": StudyMember.objects.get(study=study, user=target.assignment.annotator).pk,
+        "invitation_id": target.objects["invitation"].pk,
+        "token": target.objects["invitation_token"],
     }
     return values.get(name)
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from labeler.models import Annotation, Study, StudyMember
+from labeler.models import Annotation, Study, StudyMember, StudyMemberRemoval
 from mining.models import BugReport
 from tests.labeler.factories import UserFactory, labelling_codebook
 from tests.mining.factories import BugReportFactory, RepositoryFactory
@@ -222,6 +222,9 @@ def test_study_members(codebook, other_report):
     ]
     run("study_members", "s", "--remove", "bob", "--role", "annotator")
     assert list(StudyMember.objects.values_list("user__username", flat=True)) == ["alice"]
+    # Bob's labels, had he given any, would show as by a removed member.
+    removed = StudyMemberRemoval.objects.get()
+    assert (removed.user.username, removed.role) == ("bob", "annotator")
     with pytest.raises(CommandError, match="no study"):
         run("study_members", "t", "--add", "alice", "--role", "lead")
 

@@ -34,7 +34,7 @@ def test_home_shows_roles_and_nav(client, lead):
 
     html = client.get("/").content.decode()
 
-    assert "Your roles: lead." in html
+    assert "Site-wide roles: lead." in html
     assert 'href="/codebooks/"' in html
 
 

@@ -13,7 +13,13 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         action = parser.add_mutually_exclusive_group()
         action.add_argument("--add", nargs="+", default=[], metavar="USER")
-        action.add_argument("--remove", nargs="+", default=[], metavar="USER")
+        action.add_argument(
+            "--remove",
+            nargs="+",
+            default=[],
+            metavar="USER",
+            help="take the role away; their labels stay, marked as by a removed member",
+        )
         parser.add_argument("--role", choices=StudyMember.Role.values)
         parser.add_argument(
             "--create-users",

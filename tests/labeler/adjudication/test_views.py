@@ -137,6 +137,8 @@ def test_agreement_page_tables_and_charts(client, decided, lead):
         "Fleiss&#x27; kappa": "Landis and Koch (1977)",
         "Krippendorff&#x27;s alpha": "Krippendorff (2004)",
         "Gwet&#x27;s AC1": "Landis and Koch (1977)",
+        # Partial credit has no published scale: no band.
+        "Hierarchy alpha (partial credit for the same top category)": None,
     }
     legend = html[html.index('data-testid="band-legend"') :]
     legend = legend[: legend.index("</section>")]

@@ -61,17 +61,34 @@ def test_token_auth_then_next_gives_assignment_report_and_scheme(api_client, stu
     assert dimensions["impact"]["multiple"] is True
 
 
-def test_nothing_left_answers_204(study, annotator):
-    client = client_for(annotator)
+def label_all_four(client):
     for _ in range(4):
         assignment = next_item(client).json()["assignment"]
         response = client.post(
             f"/api/assignments/{assignment}/submit/", {"labels": GOOD_LABELS}, format="json"
         )
         assert response.status_code == 200
+
+
+def test_nothing_left_answers_204(study, annotator, second_annotator):
+    client = client_for(annotator)
+    label_all_four(client)
     response = next_item(client)
     assert response.status_code == 204
     assert response.content == b""
+
+
+def test_nothing_left_but_items_wait_for_annotators_the_study_lacks(study, annotator):
+    """Overlap 2 and one annotator: the items wait for an annotator nobody has added."""
+    client = client_for(annotator)
+    label_all_four(client)
+
+    response = next_item(client)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["assignment"] is None and body["waiting_for_others"] == 4
+    assert "overlap 2" in body["overlap_warning"] and "only 1" in body["overlap_warning"]
 
 
 def test_nothing_free_but_items_held_by_others_says_when_to_look_again(make_user):
