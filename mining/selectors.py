@@ -84,6 +84,58 @@ def reports_imported() -> QuerySet[BugReport]:
     return BugReport.objects.filter(is_stub=False)
 
 
+def report_refs(*, report_ids) -> dict[int, str]:
+    """OWNER/NAME#number of each report, by id: one query."""
+    rows = BugReport.objects.filter(pk__in=list(report_ids)).values_list(
+        "pk", "repository__full_name", "number"
+    )
+    return {pk: f"{full_name}#{number}" for pk, full_name, number in rows}
+
+
+# Plain SQL: a text model reads tens of thousands of reports, each with a few comments and
+# fixes, in one pass.
+REPORT_TEXT_SQL = """
+SELECT report.id, report.title, left(report.body, %s), report.labels,
+       ARRAY(SELECT left(comment.body, %s) FROM mining_comment comment
+             WHERE comment.report_id = report.id
+             ORDER BY comment.created_at, comment.github_id LIMIT %s),
+       ARRAY(SELECT coalesce(pr.title, split_part(c.message, E'\\n', 1), '')
+             FROM mining_fixlink link
+             LEFT JOIN mining_pullrequest pr ON pr.id = link.pull_request_id
+             LEFT JOIN mining_commit c ON c.id = link.commit_id
+             WHERE link.report_id = report.id AND NOT link.reverted)
+FROM mining_bugreport report
+WHERE report.id = ANY(%s::bigint[])
+"""
+
+
+def reports_text_parts(
+    *, report_ids: list[int], body_chars: int, comment_chars: int, comments_kept: int
+) -> list[tuple[int, str, str, list[str], list[str], list[str]]]:
+    """What a text model reads of each report, in one query: (id, title, the body's first
+    `body_chars`, its GitHub labels, its first `comments_kept` comments cut at
+    `comment_chars`, the titles of its fixes that were not reverted: pull requests' titles,
+    commits' first lines)."""
+    labels_field = BugReport._meta.get_field("labels")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            REPORT_TEXT_SQL,
+            [body_chars, comment_chars, comments_kept, int_array(report_ids)],
+        )
+        rows = cursor.fetchall()
+    return [
+        (
+            pk,
+            title,
+            body,
+            labels_field.from_db_value(labels, None, connection) or [],
+            comments,
+            [fix for fix in fixes if fix],
+        )
+        for pk, title, body, labels, comments, fixes in rows
+    ]
+
+
 def repositories_missing(*, full_names: list[str]) -> list[str]:
     """Those of the names (OWNER/NAME, exact) that no stored repository has, in their order."""
     known = set(

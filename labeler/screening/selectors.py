@@ -6,17 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import connection
 from django.db.models import QuerySet
 from django.http import QueryDict
 
-from config.sql import int_array
 from labeler.adjudication.selectors import study_final_labels
 from labeler.models import Study, StudyBatch, TriageRun
 from labeler.screening.model import BODY_CHARS, COMMENT_CHARS, COMMENTS_KEPT, report_text
 from labeler.studies.frames import FrameQuery, frame_reports
 from mining.models import BugReport
-from mining.selectors import reports_filtered
+from mining.selectors import reports_filtered, reports_text_parts
 
 # Reports whose texts one query reads.
 TEXT_CHUNK = 5_000
@@ -57,37 +55,21 @@ def prioritised_batches(*, study: Study) -> list[StudyBatch]:
     return list(StudyBatch.objects.filter(study=study, prioritised__isnull=False))
 
 
-TEXT_SQL = f"""
-SELECT report.id, report.title, left(report.body, {BODY_CHARS}), report.labels,
-       ARRAY(SELECT left(comment.body, {COMMENT_CHARS}) FROM mining_comment comment
-             WHERE comment.report_id = report.id
-             ORDER BY comment.created_at, comment.github_id LIMIT {COMMENTS_KEPT}),
-       ARRAY(SELECT coalesce(pr.title, split_part(c.message, E'\\n', 1), '')
-             FROM mining_fixlink link
-             LEFT JOIN mining_pullrequest pr ON pr.id = link.pull_request_id
-             LEFT JOIN mining_commit c ON c.id = link.commit_id
-             WHERE link.report_id = report.id AND NOT link.reverted)
-FROM mining_bugreport report
-WHERE report.id = ANY(%s::bigint[])
-"""  # noqa: S608 (constants only; the ids are a bound parameter)
-
-
 def report_texts(*, report_ids: list[int]) -> dict[int, str]:
     """Each report's document for the model (labeler.screening.model.report_text), a few
-    thousand reports a query."""
-    labels_field = BugReport._meta.get_field("labels")
+    thousand reports a query (read through mining.selectors.reports_text_parts)."""
     texts: dict[int, str] = {}
-    with connection.cursor() as cursor:
-        for start in range(0, len(report_ids), TEXT_CHUNK):
-            cursor.execute(TEXT_SQL, [int_array(report_ids[start : start + TEXT_CHUNK])])
-            for pk, title, body, labels, comments, fixes in cursor.fetchall():
-                texts[pk] = report_text(
-                    title=title,
-                    body=body,
-                    comments=comments,
-                    labels=labels_field.from_db_value(labels, None, connection) or [],
-                    fixes=[fix for fix in fixes if fix],
-                )
+    for start in range(0, len(report_ids), TEXT_CHUNK):
+        parts = reports_text_parts(
+            report_ids=report_ids[start : start + TEXT_CHUNK],
+            body_chars=BODY_CHARS,
+            comment_chars=COMMENT_CHARS,
+            comments_kept=COMMENTS_KEPT,
+        )
+        for pk, title, body, labels, comments, fixes in parts:
+            texts[pk] = report_text(
+                title=title, body=body, comments=comments, labels=labels, fixes=fixes
+            )
     return texts
 
 

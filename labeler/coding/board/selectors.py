@@ -29,6 +29,7 @@ from labeler.models import (
     StudyItem,
     Theme,
 )
+from mining.selectors import report_refs
 from taxonomy.models import Dimension
 
 # Example reports shown on a card; the latest history entries in the board's main read.
@@ -108,11 +109,9 @@ SELECT dimension.key, final.item_id, final.reason, final.rationale, final."value
                      AS answer(value)
                  WHERE annotation.item_id = final.item_id
                    AND annotation.dimension_id = final.dimension_id), '[]'),
-       repository.full_name, report.number
+       item.report_id
 FROM labeler_finallabel final
 JOIN labeler_studyitem item ON item.id = final.item_id
-JOIN mining_bugreport report ON report.id = item.report_id
-JOIN mining_repository repository ON repository.id = report.repository_id
 JOIN taxonomy_dimension dimension ON dimension.id = final.dimension_id
 WHERE item.study_id = %s AND final.method = 'adjudicated'
 ORDER BY final.decided_at, final.id
@@ -264,14 +263,15 @@ def _revision_facts(board: Board) -> tuple[dict, dict]:
     the board's study: what each card of a revision board shows."""
     finals = {(key, path): count for key, path, count in _fetch(FINAL_COUNTS_SQL, [board.study_id])}
     disagreements: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for key, item_id, reason, rationale, final, answers, repository, number in _fetch(
-        DISAGREEMENTS_SQL, [board.study_id]
-    ):
+    rows = _fetch(DISAGREEMENTS_SQL, [board.study_id])
+    # Reports are mining's: read through its selectors, not joined here.
+    refs = report_refs(report_ids={row[-1] for row in rows}) if rows else {}
+    for key, item_id, reason, rationale, final, answers, report_id in rows:
         # The driver hands JSON over as text here (Django decodes it only for model fields).
         final, answers = json.loads(final), json.loads(answers)
         entry = {
             "item": item_id,
-            "report": f"{repository}#{number}",
+            "report": refs[report_id],
             "reason": reason,
             "rationale": rationale,
             "final": final,
