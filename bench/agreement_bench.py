@@ -206,8 +206,9 @@ def measure(args) -> None:
     import numpy as np
     from django.core.management import call_command
 
-    from labeler.agreement.ratings import annotator_names, study_ratings
+    from labeler.agreement.ratings import study_ratings
     from labeler.agreement.statistics import agreement_from_codes
+    from labeler.common.names import annotator_names
     from labeler.common.scheme import study_scheme
     from labeler.models import Study
 
@@ -220,7 +221,7 @@ def measure(args) -> None:
         return out.getvalue()
 
     def read():
-        names = annotator_names(study=study, pseudonyms=False)
+        names = annotator_names(study=study, real_names=True)
         return study_ratings(study=study, dimensions=dimensions, names=names)
 
     cpu = []
