@@ -182,6 +182,9 @@ SPECTACULAR_SETTINGS = {
         "AssignmentStatusEnum": "labeler.models.Assignment.Status",
         "DisagreementReasonEnum": "labeler.models.DisagreementReason",
         "FinalMethodEnum": "labeler.models.FinalMethod",
+        # The candidate flags (labeler.studies.frames.Candidates): a study's frame and the
+        # keyword rule a screening model is compared with name the same set.
+        "CandidatesEnum": ["performance", "accuracy", "any"],
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
