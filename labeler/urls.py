@@ -35,6 +35,11 @@ study_patterns = [
         agreement.study_parent_distance,
         name="agreement-parent-distance",
     ),
+    path(
+        "studies/<slug:slug>/agreement/kappa-scale/",
+        agreement.study_kappa_scale,
+        name="agreement-kappa-scale",
+    ),
     path("studies/<slug:slug>/adjudicate/", adjudication.adjudication_queue, name="adjudicate"),
     path(
         "studies/<slug:slug>/adjudicate/<int:item_id>/",

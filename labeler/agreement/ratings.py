@@ -327,6 +327,7 @@ def _figures(*, study, scheme, dimensions, read, mask, draws, half_width) -> lis
                 draws=of_figure,
                 empty=NO_CATEGORY,
                 parent_distance=study.parent_distance if level == "path" else None,
+                kappa_scale=study.kappa_scale,
             )
             reasons = _reasons(study=study, dimension=dimension, ratings=at_level)
             for row in figures["per_category"]:
@@ -375,7 +376,8 @@ def study_agreement(
     after the first has its "change" from the one before, from paired draws; per window, the
     same with each window resampled within itself). Each entry's "double_coding" says
     how many more double-coded items bring alpha's interval to +-`half_width`. The path
-    level's "hierarchy_alpha" uses the study's parent_distance.
+    level's "hierarchy_alpha" uses the study's parent_distance, and the kappas' and AC1's bands
+    its kappa_scale (each entry's "band_scales" names each band's scale).
     """
     reason = agreement_not_applicable(study=study)
     if reason is not None:
@@ -456,6 +458,7 @@ def study_agreement(
                         seed=seed,
                         empty=NO_CATEGORY,
                         parent_distance=study.parent_distance if level == "path" else None,
+                        kappa_scale=study.kappa_scale,
                         draws=shared,
                     ),
                 }

@@ -40,7 +40,8 @@ Methods (q = the number of distinct values observed, r_i = ratings of item i):
 - Confusion matrices per annotator pair, and the team's most confused pairs of values:
   unordered pairs {x, y}, counted once per pair of annotators who both rated an item and
   disagreed.
-- Bands: Landis & Koch (1977) for the kappas and AC1; Krippendorff (2004, p. 241) for
+- Bands: for the kappas and AC1 the scale chosen (KAPPA_SCALES: Landis & Koch 1977 unless
+  another is asked for, Fleiss 1981 or Altman 1991); Krippendorff (2004, p. 241) for
   alpha: at least 0.800 "reliable", 0.667 up to 0.800 "tentative" (tentative conclusions
   only), below 0.667 "unreliable". The headline coefficient, whose band is
   "interpretation", is Krippendorff's alpha (it handles missing ratings and multi-select).
@@ -50,7 +51,8 @@ The result is the agreement report's JSON for one dimension and level, less "dim
 "percent_agreement", "cohen_kappa_pairs", "mean_cohen_kappa", "fleiss_kappa",
 "krippendorff_alpha", "alpha_ci95", "gwet_ac1", "interpretation", "per_category",
 "confusion", "most_confused" and "notes"; also "headline" (the coefficient that
-"interpretation" is the band of), "bands" (each coefficient's band), "alpha_distance"
+"interpretation" is the band of), "bands" (each coefficient's band), "band_scales" (the name
+of the scale each band comes from), "alpha_distance"
 ("nominal" or "masi"), "bootstrap" (the draws, seed, method and strata of every bootstrap
 interval), "intervals" ({coefficient: {method: interval}}, methods "bootstrap" and "gwet"),
 "interval_methods" (what each method is) and "hierarchy_alpha" (None unless asked for on
@@ -101,6 +103,79 @@ LANDIS_KOCH = (
 # Krippendorff (2004, p. 241): the lowest alpha for tentative conclusions, and for reliable data.
 ALPHA_TENTATIVE = 0.667
 ALPHA_RELIABLE = 0.800
+KRIPPENDORFF = "Krippendorff (2004)"
+
+
+@dataclass(frozen=True)
+class KappaScale:
+    """A published scale for the kappa-like coefficients (Cohen's kappa, Fleiss' kappa, Gwet's
+    AC1): its bands from the lowest, each (upper bound, whether the band includes that bound,
+    name); the last band has no upper bound."""
+
+    name: str
+    bands: tuple[tuple[float | None, bool, str], ...]
+    note: str
+
+    def band(self, x: float | None) -> str | None:
+        if x is None:
+            return None
+        for upper, inclusive, name in self.bands:
+            if upper is None or x < upper or (inclusive and x == upper):
+                return name
+        return self.bands[-1][2]
+
+
+# The scales a study may choose for its kappas and AC1 (Study.kappa_scale), by key.
+KAPPA_SCALES = {
+    # Landis & Koch (1977): < 0 poor, 0-0.20 slight, 0.21-0.40 fair, 0.41-0.60 moderate,
+    # 0.61-0.80 substantial, 0.81-1 almost perfect.
+    "landis_koch": KappaScale(
+        "Landis and Koch (1977)",
+        (
+            (0.0, False, "poor"),
+            *((bound, True, name) for bound, name in LANDIS_KOCH[:-1]),
+            (None, True, LANDIS_KOCH[-1][1]),
+        ),
+        "a band includes its upper bound",
+    ),
+    # Fleiss (1981, Statistical Methods for Rates and Proportions, 2nd ed.): below 0.40
+    # poor, 0.40 to 0.75 fair to good, above 0.75 excellent.
+    "fleiss": KappaScale(
+        "Fleiss (1981)",
+        ((0.40, False, "poor"), (0.75, True, "fair to good"), (None, True, "excellent")),
+        "0.40 and 0.75 are fair to good",
+    ),
+    # Altman (1991, Practical Statistics for Medical Research): < 0.20 poor,
+    # 0.21-0.40 fair, 0.41-0.60 moderate, 0.61-0.80 good, 0.81-1.00 very good.
+    "altman": KappaScale(
+        "Altman (1991)",
+        (
+            (0.20, True, "poor"),
+            (0.40, True, "fair"),
+            (0.60, True, "moderate"),
+            (0.80, True, "good"),
+            (None, True, "very good"),
+        ),
+        "a band includes its upper bound",
+    ),
+}
+DEFAULT_KAPPA_SCALE = "landis_koch"
+# The coefficients a kappa scale bands; alpha has Krippendorff's.
+KAPPA_LIKE = ("mean_cohen_kappa", "fleiss_kappa", "gwet_ac1")
+
+
+def kappa_scale_of(key: str) -> KappaScale:
+    """The kappa scale of that key; ValueError naming `kappa_scale` for another."""
+    try:
+        return KAPPA_SCALES[key]
+    except (KeyError, TypeError):
+        raise ValueError(f"kappa_scale: one of {', '.join(KAPPA_SCALES)}, got {key!r}") from None
+
+
+def band_scales(kappa_scale: str = DEFAULT_KAPPA_SCALE) -> dict[str, str]:
+    """Each banded coefficient's scale, by name."""
+    kappas = kappa_scale_of(kappa_scale).name
+    return {"krippendorff_alpha": KRIPPENDORFF} | {key: kappas for key in KAPPA_LIKE}
 
 
 def top_level(value: Value) -> Value:
@@ -110,17 +185,11 @@ def top_level(value: Value) -> Value:
     return value.split("/", 1)[0]
 
 
-def kappa_band(x: float | None) -> str | None:
-    """Landis & Koch (1977): < 0 poor, 0-0.20 slight, 0.21-0.40 fair, 0.41-0.60 moderate,
-    0.61-0.80 substantial, 0.81-1 almost perfect (a band includes its upper bound)."""
-    if x is None:
-        return None
-    if x < 0:
-        return "poor"
-    for bound, name in LANDIS_KOCH:
-        if x <= bound:
-            return name
-    return LANDIS_KOCH[-1][1]
+def kappa_band(x: float | None, scale: str = DEFAULT_KAPPA_SCALE) -> str | None:
+    """x's band on that kappa scale (KAPPA_SCALES); by default Landis & Koch (1977): < 0 poor,
+    0-0.20 slight, 0.21-0.40 fair, 0.41-0.60 moderate, 0.61-0.80 substantial, 0.81-1 almost
+    perfect (a band includes its upper bound)."""
+    return kappa_scale_of(scale).band(x)
 
 
 def alpha_band(x: float | None) -> str | None:
@@ -153,6 +222,7 @@ def agreement(
     most_confused: int = 10,
     empty: str | None = None,
     parent_distance: float | None = None,
+    kappa_scale: str = DEFAULT_KAPPA_SCALE,
 ) -> dict:
     """Every agreement statistic of one dimension and level (see the module docstring).
 
@@ -161,7 +231,8 @@ def agreement(
     (same input and seed, same intervals); `most_confused`: how many confused value pairs to
     list; `empty`: the value that means "no category chosen" (see agreement_from_codes);
     `parent_distance`: compute the hierarchy alpha with this distance between two paths
-    under one top category (labeler.agreement.hierarchy)."""
+    under one top category (labeler.agreement.hierarchy); `kappa_scale`: the scale of the
+    kappas' and AC1's bands (a key of KAPPA_SCALES)."""
     codes, categories, annotators = codes_from_ratings(ratings, multiple=multiple)
     return agreement_from_codes(
         codes,
@@ -173,6 +244,7 @@ def agreement(
         most_confused=most_confused,
         empty=empty,
         parent_distance=parent_distance,
+        kappa_scale=kappa_scale,
     )
 
 
@@ -186,6 +258,7 @@ def agreement_windows(
     most_confused: int = 10,
     empty: str | None = None,
     parent_distance: float | None = None,
+    kappa_scale: str = DEFAULT_KAPPA_SCALE,
     draws: Draws | None = None,
 ) -> list[dict]:
     """Agreement over consecutive windows of `size` items, in the order given (the order they
@@ -221,6 +294,7 @@ def agreement_windows(
             most_confused=most_confused,
             empty=empty,
             parent_distance=parent_distance,
+            kappa_scale=kappa_scale,
         )
         window |= figures
         if before is not None:
@@ -282,6 +356,7 @@ def agreement_from_codes(
     most_confused: int = 10,
     empty: str | None = None,
     parent_distance: float | None = None,
+    kappa_scale: str = DEFAULT_KAPPA_SCALE,
     draws: Draws | None = None,
 ) -> dict:
     """agreement() on codes: `codes[i, a]` is the index in `categories` of annotator
@@ -306,6 +381,7 @@ def agreement_from_codes(
         most_confused=most_confused,
         empty=empty,
         parent_distance=parent_distance,
+        kappa_scale=kappa_scale,
         draws=draws,
     )[0]
 
@@ -321,12 +397,14 @@ def agreement_with_draws(
     most_confused: int = 10,
     empty: str | None = None,
     parent_distance: float | None = None,
+    kappa_scale: str = DEFAULT_KAPPA_SCALE,
     draws: Draws | None = None,
 ) -> tuple[dict, CoefficientDraws | None]:
     """agreement_from_codes(), and its coefficients on every draw (None when there are
     none), for the differences between figures of one run (`changes`)."""
     if parent_distance is not None:
         parent_distance = hierarchy.check_parent_distance(parent_distance)
+    kappa_scale_of(kappa_scale)
     codes, categories, annotators, rated_items = _compact(
         codes, categories, annotators, multiple, bootstrap, most_confused
     )
@@ -443,11 +521,12 @@ def agreement_with_draws(
         "interpretation": alpha_band(alpha),
         "headline": "krippendorff_alpha",
         "bands": {
-            "mean_cohen_kappa": kappa_band(mean_kappa),
-            "fleiss_kappa": kappa_band(fleiss),
-            "gwet_ac1": kappa_band(ac1),
+            "mean_cohen_kappa": kappa_band(mean_kappa, kappa_scale),
+            "fleiss_kappa": kappa_band(fleiss, kappa_scale),
+            "gwet_ac1": kappa_band(ac1, kappa_scale),
             "krippendorff_alpha": alpha_band(alpha),
         },
+        "band_scales": band_scales(kappa_scale),
         "alpha_distance": "masi" if multiple else "nominal",
         "bootstrap": draws.describe(),
         "intervals": {name: intervals[name] for name in COEFFICIENTS},

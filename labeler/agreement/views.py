@@ -25,8 +25,15 @@ from labeler.agreement.ratings import (
     agreement_not_applicable,
     study_agreement,
 )
-from labeler.agreement.services import study_parent_distance_set
-from labeler.agreement.statistics import ALPHA_RELIABLE, ALPHA_TENTATIVE, LANDIS_KOCH
+from labeler.agreement.services import study_kappa_scale_set, study_parent_distance_set
+from labeler.agreement.statistics import (
+    ALPHA_RELIABLE,
+    ALPHA_TENTATIVE,
+    KRIPPENDORFF,
+    band_scales,
+    kappa_band,
+    kappa_scale_of,
+)
 from labeler.common.names import reason_names
 from labeler.common.permissions import (
     access_figures_final_only,
@@ -36,7 +43,7 @@ from labeler.common.permissions import (
 )
 from labeler.common.scheme import study_scheme
 from labeler.common.views import require_lead
-from labeler.models import DisagreementReason
+from labeler.models import DisagreementReason, Study
 
 # Each coefficient as the table names it.
 COEFFICIENTS = (
@@ -51,15 +58,6 @@ TREND = (
     ("fleiss_kappa", "Fleiss' kappa"),
     ("percent_agreement", "Percent agreement"),
 )
-# The published scale each coefficient's band comes from (labeler.agreement.statistics).
-KRIPPENDORFF = "Krippendorff (2004)"
-LANDIS_AND_KOCH = "Landis and Koch (1977)"
-BAND_SCALES = {
-    "krippendorff_alpha": KRIPPENDORFF,
-    "mean_cohen_kappa": LANDIS_AND_KOCH,
-    "fleiss_kappa": LANDIS_AND_KOCH,
-    "gwet_ac1": LANDIS_AND_KOCH,
-}
 LEVEL_NAMES = {"top": "top-level categories", "path": "full categories"}
 DEFAULT_WINDOW = 20
 # The trend's whiskers: one set of draws for all its batches (or each dimension's windows).
@@ -82,18 +80,33 @@ class AgreementPageForm(forms.Form):
     pair = forms.CharField(required=False, label="Annotator pair")
 
 
-def band_legend() -> list[dict]:
-    """Each scale the bands come from: its coefficients, and its bands with their ranges."""
-    bounds = [f"{bound:.2f}" for bound, _ in LANDIS_KOCH]
-    kappa_bands = [("poor", "below 0")] + [
-        (name, f"{'0' if n == 0 else bounds[n - 1]} to {bound}")
-        for n, ((_, name), bound) in enumerate(zip(LANDIS_KOCH, bounds, strict=True))
-    ]
+def _bound(x: float) -> str:
+    return "0" if x == 0 else f"{x:.2f}"
+
+
+def kappa_scale_bands(kappa_scale: str) -> list[tuple[str, str]]:
+    """A kappa scale's bands with their ranges, from the lowest (the last up to 1)."""
+    bands = kappa_scale_of(kappa_scale).bands
+    found = []
+    for n, (upper, inclusive, name) in enumerate(bands):
+        if n == 0:
+            found.append((name, f"{'up to' if inclusive else 'below'} {_bound(upper)}"))
+        else:
+            top = "1.00" if upper is None else _bound(upper)
+            found.append((name, f"{_bound(bands[n - 1][0])} to {top}"))
+    return found
+
+
+def band_legend(kappa_scale: str = "landis_koch") -> list[dict]:
+    """Each scale the bands come from (the kappas' is the study's `kappa_scale`): its
+    coefficients, and its bands with their ranges."""
+    scales = band_scales(kappa_scale)
+    kappas = kappa_scale_of(kappa_scale)
     coefficients = dict(COEFFICIENTS)
     return [
         {
             "scale": scale,
-            "coefficients": [coefficients[key] for key, of in BAND_SCALES.items() if of == scale],
+            "coefficients": [coefficients[key] for key, of in scales.items() if of == scale],
             "bands": bands,
             "note": note,
         }
@@ -107,7 +120,7 @@ def band_legend() -> list[dict]:
                 ],
                 "tentative: fit for tentative conclusions only",
             ),
-            (LANDIS_AND_KOCH, kappa_bands, "a band includes its upper bound"),
+            (kappas.name, kappa_scale_bands(kappa_scale), kappas.note),
         )
     ]
 
@@ -128,7 +141,7 @@ def _coefficients(entry: dict) -> list[dict]:
                 "bootstrap": intervals["bootstrap"],
                 "gwet": intervals.get("gwet"),
                 "band": entry["bands"].get(key),
-                "scale": BAND_SCALES.get(key),
+                "scale": entry["band_scales"].get(key),
             }
         )
     credit = entry["hierarchy_alpha"]
@@ -302,10 +315,12 @@ def study_agreement_page(request, slug: str):
             "trend_series": TREND,
             "reasons": reason_names(),
             "pseudonyms": pseudonyms,
-            "legend": band_legend(),
+            "legend": band_legend(study.kappa_scale),
+            "kappa_example": kappa_band(0.581, study.kappa_scale),
             "parent_distance_form": ParentDistanceForm(
                 initial={"parent_distance": study.parent_distance}
             ),
+            "kappa_scale_form": KappaScaleForm(initial={"kappa_scale": study.kappa_scale}),
         },
     )
 
@@ -336,5 +351,36 @@ def study_parent_distance(request, slug: str):
     else:
         messages.success(
             request, f"The hierarchy alpha now counts {study.parent_distance:g} for a parent match."
+        )
+    return redirect(reverse("studies:agreement", args=[study.slug]))
+
+
+class KappaScaleForm(forms.Form):
+    kappa_scale = forms.ChoiceField(
+        choices=Study.KappaScale.choices,
+        label="Bands of the kappas and Gwet's AC1: the scale",
+        help_text="Alpha's bands are Krippendorff's whichever scale is chosen.",
+    )
+
+
+@require_POST
+def study_kappa_scale(request, slug: str):
+    """A lead sets the scale of the kappas' and AC1's bands for the study; back to its
+    agreement page."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    require_lead(access)
+    form = KappaScaleForm(request.POST)
+    if not form.is_valid():
+        for error in form.errors.get("kappa_scale", []):
+            messages.error(request, f"kappa_scale: {error}")
+        return redirect(reverse("studies:agreement", args=[study.slug]))
+    try:
+        study_kappa_scale_set(study=study, kappa_scale=form.cleaned_data["kappa_scale"])
+    except ValidationError as error:
+        messages.error(request, f"kappa_scale: {'; '.join(error.messages)}")
+    else:
+        messages.success(
+            request,
+            f"The kappas' and AC1's bands now come from {study.get_kappa_scale_display()}.",
         )
     return redirect(reverse("studies:agreement", args=[study.slug]))

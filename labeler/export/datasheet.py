@@ -199,6 +199,8 @@ def study_datasheet(
             "guidelines": study.guidelines,
             "item_order": study.item_order,
             "hold_minutes": study.hold_timeout.total_seconds() / 60,
+            # The scale of the agreement's kappa bands (each entry's "band_scales" names it).
+            "kappa_scale": study.kappa_scale,
         },
         "codebook": _codebook(study),
         "collection": _sampling(study),

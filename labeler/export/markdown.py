@@ -139,6 +139,12 @@ def _agreement(agreement: dict) -> list[str]:
         " kappa, AC1). The hierarchy alpha gives partial credit to two paths under one top"
         " category."
     )
+    scales = agreement["dimensions"][0]["band_scales"] if agreement["dimensions"] else None
+    if scales:
+        method += (
+            f" Bands (the JSON's `bands`): alpha's from {scales['krippendorff_alpha']}, the"
+            f" kappas' and AC1's from {scales['fleiss_kappa']} (the study's `kappa_scale`)."
+        )
     return ["## Agreement", "", method, "", *table]
 
 

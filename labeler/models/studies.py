@@ -80,6 +80,21 @@ class Study(models.Model):
         "one top category (0 to 1; the same path is 0, paths under different top categories "
         "1).",
     )
+
+    # labeler.agreement.statistics.KAPPA_SCALES: the scale of the kappas' and AC1's bands.
+    class KappaScale(models.TextChoices):
+        LANDIS_KOCH = "landis_koch", "Landis and Koch (1977)"
+        FLEISS = "fleiss", "Fleiss (1981)"
+        ALTMAN = "altman", "Altman (1991)"
+
+    kappa_scale = models.CharField(
+        max_length=20,
+        choices=KappaScale.choices,
+        default=KappaScale.LANDIS_KOCH,
+        db_default=KappaScale.LANDIS_KOCH,
+        help_text="The published scale the bands of Cohen's kappa, Fleiss' kappa and Gwet's AC1 "
+        "come from (alpha's are Krippendorff's).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

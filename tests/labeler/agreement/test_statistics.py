@@ -657,6 +657,48 @@ class TestBandsAndLevels:
     )  # fmt: skip
     def test_landis_koch(self, x, band):
         assert kappa_band(x) == band
+        assert kappa_band(x, "landis_koch") == band
+
+    @pytest.mark.parametrize(
+        ("x", "band"),
+        [(None, None), (-0.5, "poor"), (0.0, "poor"), (0.399, "poor"), (0.4, "fair to good"),
+         (0.6, "fair to good"), (0.75, "fair to good"), (0.751, "excellent"),
+         (1.0, "excellent")],
+    )  # fmt: skip
+    def test_fleiss_1981(self, x, band):
+        assert kappa_band(x, "fleiss") == band
+
+    @pytest.mark.parametrize(
+        ("x", "band"),
+        [(None, None), (-0.2, "poor"), (0.0, "poor"), (0.2, "poor"), (0.21, "fair"),
+         (0.4, "fair"), (0.41, "moderate"), (0.6, "moderate"), (0.61, "good"), (0.8, "good"),
+         (0.81, "very good"), (1.0, "very good")],
+    )  # fmt: skip
+    def test_altman_1991(self, x, band):
+        assert kappa_band(x, "altman") == band
+
+    @pytest.mark.parametrize("scale", ["", "Fleiss", "cohen", None])
+    def test_an_unknown_scale_is_refused_naming_it(self, scale):
+        with pytest.raises(ValueError, match="kappa_scale"):
+            kappa_band(0.5, scale)
+        with pytest.raises(ValueError, match="kappa_scale"):
+            agreement({0: {"a": "x", "b": "x"}}, bootstrap=0, kappa_scale=scale)
+
+    def test_the_chosen_scale_bands_the_kappas_and_ac1_and_says_so(self):
+        # Two annotators agreeing on 9 of 12 items over 2 categories: kappas near 0.5.
+        ratings = {i: {"a": "x" if i % 2 else "y", "b": "x" if i % 2 else "y"} for i in range(9)}
+        ratings |= {9: {"a": "x", "b": "y"}, 10: {"a": "y", "b": "x"}, 11: {"a": "x", "b": "y"}}
+        default = agreement(ratings, bootstrap=0)
+        fleiss = agreement(ratings, bootstrap=0, kappa_scale="fleiss")
+        for key in ("mean_cohen_kappa", "fleiss_kappa", "gwet_ac1"):
+            assert 0.4 < fleiss[key] <= 0.6
+            assert default["bands"][key] == "moderate"
+            assert fleiss["bands"][key] == "fair to good"
+            assert default["band_scales"][key] == "Landis and Koch (1977)"
+            assert fleiss["band_scales"][key] == "Fleiss (1981)"
+        # Alpha keeps Krippendorff's whatever the kappas' scale.
+        assert fleiss["bands"]["krippendorff_alpha"] == default["bands"]["krippendorff_alpha"]
+        assert fleiss["band_scales"]["krippendorff_alpha"] == "Krippendorff (2004)"
 
     @pytest.mark.parametrize(
         ("x", "band"),

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from labeler.agreement.statistics import kappa_band
 from labeler.export.dataset import ExportOptions
 from labeler.export.markdown import datasheet_markdown
 from labeler.export.pipeline import Export
@@ -103,6 +104,20 @@ def test_sampling_counts_annotators_and_agreement(sheet):
     assert found["agreement"]["bootstrap"]["draws"] == 1000
     assert set(entry["intervals"]["fleiss_kappa"]) == {"bootstrap", "gwet"}
     assert entry["double_coding"]["items"] == entry["pairable_items"]
+
+
+def test_the_bands_follow_the_studys_kappa_scale(labelled_study):
+    study = labelled_study["study"]
+    study.kappa_scale = "fleiss"
+    study.save()
+    export = Export(study=study, fmt="json", options=ExportOptions(include_annotators=True))
+    found = json.loads("".join(export.pieces()))["datasheet"]
+    assert found["study"]["kappa_scale"] == "fleiss"
+    for entry in found["agreement"]["dimensions"]:
+        assert entry["band_scales"]["fleiss_kappa"] == "Fleiss (1981)"
+        assert entry["band_scales"]["krippendorff_alpha"] == "Krippendorff (2004)"
+        assert entry["bands"]["fleiss_kappa"] == kappa_band(entry["fleiss_kappa"], "fleiss")
+    assert "the kappas' and AC1's from Fleiss (1981)" in export.datasheet_markdown()
 
 
 def test_markdown_has_every_part(sheet):
