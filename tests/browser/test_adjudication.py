@@ -177,6 +177,33 @@ def test_the_agreement_page_names_each_bands_scale_and_colours_kappas_from_0_to_
     page.screenshot(path="test-artifacts/agreement-pairs.png")
 
 
+def test_a_lead_chooses_fleiss_scale_for_the_kappas_bands(
+    offline, sign_in, annotator, lead, researcher, make_user
+):
+    page = offline
+    decided_study(annotator=annotator, lead=lead, researcher=researcher, make_user=make_user)
+    sign_in(lead)
+    page.goto("/studies/perf/agreement/")
+
+    form = page.get_by_test_id("kappa-scale-form")
+    form.get_by_label("Bands of the kappas and Gwet's AC1: the scale").select_option("fleiss")
+    form.get_by_test_id("kappa-scale-save").click()
+
+    expect(page.get_by_text("bands now come from Fleiss (1981)")).to_be_visible()
+    legend = page.get_by_test_id("band-legend")
+    expect(legend).to_contain_text("Fleiss (1981), for Cohen's kappa (mean over pairs)")
+    expect(legend).to_contain_text("fair to good 0.40 to 0.75")
+    coefficients = page.get_by_test_id("coefficients-root-cause-path")
+    fleiss = coefficients.locator("tr").filter(has_text="Fleiss' kappa")
+    expect(fleiss.get_by_test_id("band-scale")).to_have_text("Fleiss (1981)")
+    alpha = coefficients.locator("tr").filter(has_text="Krippendorff's alpha")
+    expect(alpha.get_by_test_id("band-scale")).to_have_text("Krippendorff (2004)")
+    legend.scroll_into_view_if_needed()
+    page.screenshot(path="test-artifacts/agreement-fleiss-scale.png")
+    coefficients.scroll_into_view_if_needed()
+    page.screenshot(path="test-artifacts/agreement-fleiss-bands.png")
+
+
 def test_an_empty_studys_agreement_page_says_why_it_is_empty(offline, sign_in, lead, make_study):
     page = offline
     make_study(
