@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from labeler.adjudication.services import item_adjudicate
+from labeler.agreement.statistics import kappa_band
 from labeler.labelling.services import assignment_next, assignment_submit
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
 
@@ -124,3 +125,19 @@ def test_the_json_and_the_table_give_every_interval_with_its_method(study):
 def test_the_half_width_is_checked(study):
     with pytest.raises(CommandError, match="--half-width"):
         run("perf", "--half-width", "3")
+
+
+def test_the_json_bands_the_kappas_by_the_studys_scale_and_names_it(study):
+    study, _ = study
+    study.kappa_scale = "altman"
+    study.save(update_fields=["kappa_scale"])
+    result = json.loads(run("perf", "--json", "--bootstrap", "0"))
+    windows = json.loads(run("perf", "--json", "--window", "2", "--bootstrap", "0"))
+    entries = result["dimensions"] + [w for d in windows["dimensions"] for w in d["windows"]]
+    for entry in entries:
+        assert entry["band_scales"]["gwet_ac1"] == "Altman (1991)"
+        assert entry["band_scales"]["krippendorff_alpha"] == "Krippendorff (2004)"
+        assert entry["bands"]["gwet_ac1"] == kappa_band(entry["gwet_ac1"], "altman")
+    # Two of three items agree on root-cause paths: kappas near 0.33, fair on Altman's scale.
+    path = result["dimensions"][1]
+    assert path["bands"]["fleiss_kappa"] == "fair"
