@@ -1,13 +1,18 @@
 """A study over a world with known truth: 240 reports whose words carry a known signal, the
 first 100 of them a random batch with final labels on root-cause ("memory" and what lies under
-it the positive class), the rest not in the study."""
+it the positive class), the rest not in the study; a finished triage run on it; and a signed-in
+client for each kind of caller of the study."""
 
 from dataclasses import dataclass
 
 import pytest
+from django.test import Client
 from django.utils import timezone
+from rest_framework.test import APIClient
 
-from labeler.models import FinalLabel, Study, StudyItem
+from labeler.common.roles import Role
+from labeler.models import FinalLabel, Study, StudyItem, TriageRun
+from labeler.screening.services import triage_run_create, triage_run_execute
 from labeler.studies.services import study_batch_append
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 from tests.labeler.screening.world import synthetic_reports
@@ -70,3 +75,56 @@ def world(db, lead):
     )
     label_items(study, dict(zip(ids[:LABELLED], truth[:LABELLED], strict=True)))
     return World(study=study, report_ids=ids, truth=[int(t) for t in truth])
+
+
+@pytest.fixture
+def done(world) -> TriageRun:
+    """A finished triage run of the world's study: root-cause, "memory" positive."""
+    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    return triage_run_execute(run_id=run.pk)
+
+
+# The kinds of caller every screening route is tried with, and their roles in the study.
+KINDS = {
+    "anonymous": None,
+    "non-member": [],
+    "annotator": ["annotator"],
+    "annotator-and-lead": ["annotator", "lead"],
+    "researcher": ["researcher"],
+    "lead": ["lead"],
+    "superuser": None,
+}
+
+
+def _signed_in(client_class, world, make_user, lead):
+    def make(kind: str):
+        client = client_class()
+        if kind == "anonymous":
+            return client
+        if kind == "lead":
+            user = lead
+        elif kind == "superuser":
+            user = make_user(Role.ADMIN, username="root")
+        else:
+            user = make_user(Role.LEAD if "lead" in kind else Role.ANNOTATOR, username=kind)
+            for role in KINDS[kind]:
+                StudyMemberFactory(study=world.study, user=user, role=role)
+        if isinstance(client, APIClient):
+            client.force_authenticate(user)
+        else:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def client_as(world, make_user, lead):
+    """A page client signed in as one kind of caller of the world's study."""
+    return _signed_in(Client, world, make_user, lead)
+
+
+@pytest.fixture
+def api_client_as(world, make_user, lead):
+    """An API client authenticated as one kind of caller of the world's study."""
+    return _signed_in(APIClient, world, make_user, lead)

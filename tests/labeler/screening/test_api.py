@@ -1,50 +1,12 @@
 """The triage API for every kind of caller, its contract and its 400s."""
 
 import pytest
-from rest_framework.test import APIClient
 
-from labeler.common.roles import Role
 from labeler.models import TriageRun
-from labeler.screening.services import triage_run_create, triage_run_execute
-from tests.labeler.factories import StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
 
 BODY = {"dimension": "root-cause", "positive": "memory"}
-
-
-@pytest.fixture
-def client_as(world, make_user, lead):
-    """A client signed in as one kind of caller of the world's study."""
-
-    def make(kind: str) -> APIClient:
-        client = APIClient()
-        if kind == "anonymous":
-            return client
-        if kind == "lead":
-            user = lead
-        elif kind == "superuser":
-            user = make_user(Role.ADMIN, username="root")
-        else:
-            user = make_user(Role.LEAD if "lead" in kind else Role.ANNOTATOR, username=kind)
-            roles = {
-                "annotator": ["annotator"],
-                "annotator-and-lead": ["annotator", "lead"],
-                "researcher": ["researcher"],
-                "non-member": [],
-            }[kind]
-            for role in roles:
-                StudyMemberFactory(study=world.study, user=user, role=role)
-        client.force_authenticate(user)
-        return client
-
-    return make
-
-
-@pytest.fixture
-def done(world):
-    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
-    return triage_run_execute(run_id=run.pk)
 
 
 EXPECTED = {
@@ -59,8 +21,8 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("kind", list(EXPECTED))
-def test_who_may_start_read_and_batch(client_as, world, done, kind):
-    client = client_as(kind)
+def test_who_may_start_read_and_batch(api_client_as, world, done, kind):
+    client = api_client_as(kind)
     start, read, batch = EXPECTED[kind]
     base = f"/api/studies/{world.study.slug}/triage/"
     response = client.post(base, BODY, format="json")
@@ -75,8 +37,10 @@ def test_who_may_start_read_and_batch(client_as, world, done, kind):
         assert "annotators never see a score" in response.json()["message"]
 
 
-def test_start_then_get_gives_the_contract(client_as, world, django_capture_on_commit_callbacks):
-    client = client_as("lead")
+def test_start_then_get_gives_the_contract(
+    api_client_as, world, django_capture_on_commit_callbacks
+):
+    client = api_client_as("lead")
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"/api/studies/{world.study.slug}/triage/", BODY, format="json")
     assert response.status_code == 202
@@ -105,8 +69,8 @@ def test_start_then_get_gives_the_contract(client_as, world, django_capture_on_c
         ({**BODY, "threshold": 0}, "threshold"),
     ],
 )
-def test_bad_input_is_a_400_naming_the_field(client_as, world, body, field):
-    response = client_as("lead").post(
+def test_bad_input_is_a_400_naming_the_field(api_client_as, world, body, field):
+    response = api_client_as("lead").post(
         f"/api/studies/{world.study.slug}/triage/", body, format="json"
     )
     assert response.status_code == 400
@@ -114,15 +78,15 @@ def test_bad_input_is_a_400_naming_the_field(client_as, world, body, field):
     assert not TriageRun.objects.exists()
 
 
-def test_a_batch_request_is_checked(client_as, world, done):
+def test_a_batch_request_is_checked(api_client_as, world, done):
     url = f"/api/studies/{world.study.slug}/triage/{done.pk}/batch/"
-    client = client_as("lead")
+    client = api_client_as("lead")
     assert "count" in client.post(url, {"count": 0}, format="json").json()["fields"]
     assert "by" in client.post(url, {"count": 2, "by": "luck"}, format="json").json()["fields"]
     made = client.post(url, {"count": 2, "by": "uncertainty"}, format="json").json()
     assert made["prioritised"]["by"] == "uncertainty" and made["sample_size"] == 2
 
 
-def test_a_run_of_another_study_is_not_found(client_as, world, done):
-    response = client_as("lead").get(f"/api/studies/{world.study.slug}/triage/{done.pk + 99}/")
+def test_a_run_of_another_study_is_not_found(api_client_as, world, done):
+    response = api_client_as("lead").get(f"/api/studies/{world.study.slug}/triage/{done.pk + 99}/")
     assert response.status_code == 404

@@ -7,22 +7,15 @@ from django.test import Client
 from labeler.common.roles import Role
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import TriageRun
-from labeler.screening.services import (
-    prioritised_batch_add,
-    triage_run_create,
-    triage_run_execute,
-)
+from labeler.screening.services import prioritised_batch_add
 from tests.labeler.factories import StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def batch_run(world):
-    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
-    run = triage_run_execute(run_id=run.pk)
-    batch = prioritised_batch_add(study=world.study, run=run, count=25)
-    return run, batch
+def batch_run(world, done):
+    return done, prioritised_batch_add(study=world.study, run=done, count=25)
 
 
 def test_an_annotator_is_handed_a_prioritised_batch_in_no_score_order(world, make_user, batch_run):

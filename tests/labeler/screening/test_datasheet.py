@@ -6,20 +6,14 @@ from django.test import Client
 
 from labeler.export.dataset import ExportOptions
 from labeler.export.pipeline import Export
-from labeler.screening.services import (
-    prioritised_batch_add,
-    triage_run_create,
-    triage_run_execute,
-)
+from labeler.screening.services import prioritised_batch_add
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def prioritised(world):
-    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
-    run = triage_run_execute(run_id=run.pk)
-    return prioritised_batch_add(study=world.study, run=run, count=12)
+def prioritised(world, done):
+    return prioritised_batch_add(study=world.study, run=done, count=12)
 
 
 def test_the_datasheet_says_how_each_batch_was_drawn(world, prioritised):

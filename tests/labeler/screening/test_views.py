@@ -1,56 +1,12 @@
 """The screening page for every kind of person, what it shows and its refusals."""
 
 import pytest
-from django.test import Client
 
-from labeler.common.roles import Role
 from labeler.models import StudyBatch, TriageRun
-from labeler.screening.services import triage_run_create, triage_run_execute
-from tests.labeler.factories import StudyMemberFactory
+from labeler.screening.services import prioritised_batch_add
+from tests.labeler.screening.conftest import KINDS
 
 pytestmark = pytest.mark.django_db
-
-KINDS = [
-    "anonymous",
-    "non-member",
-    "annotator",
-    "annotator-and-lead",
-    "researcher",
-    "lead",
-    "superuser",
-]
-
-
-@pytest.fixture
-def done(world):
-    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
-    return triage_run_execute(run_id=run.pk)
-
-
-@pytest.fixture
-def client_as(world, make_user, lead):
-    def make(kind: str) -> Client:
-        client = Client()
-        if kind == "anonymous":
-            return client
-        if kind == "lead":
-            user = lead
-        elif kind == "superuser":
-            user = make_user(Role.ADMIN, username="root")
-        else:
-            user = make_user(Role.LEAD if "lead" in kind else Role.ANNOTATOR, username=kind)
-            roles = {
-                "annotator": ["annotator"],
-                "annotator-and-lead": ["annotator", "lead"],
-                "researcher": ["researcher"],
-                "non-member": [],
-            }[kind]
-            for role in roles:
-                StudyMemberFactory(study=world.study, user=user, role=role)
-        client.force_login(user)
-        return client
-
-    return make
 
 
 def expected(kind: str, allowed: int) -> int:
@@ -59,7 +15,7 @@ def expected(kind: str, allowed: int) -> int:
     )
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", list(KINDS))
 def test_who_reaches_each_route(client_as, world, done, kind):
     client = client_as(kind)
     base = f"/studies/{world.study.slug}/triage/"
@@ -118,8 +74,6 @@ def test_a_run_id_beyond_any_id_is_not_found(client_as, world):
 
 
 def test_the_study_page_marks_a_prioritised_batch_for_leads_only(client_as, world, done):
-    from labeler.screening.services import prioritised_batch_add
-
     prioritised_batch_add(study=world.study, run=done, count=4)
     mark = b'data-testid="prioritised-mark"'
     assert mark in client_as("lead").get(f"/studies/{world.study.slug}/").content
