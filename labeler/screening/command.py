@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
+import tempfile
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -74,27 +77,100 @@ def readable(answer: dict) -> str:
     return "\n".join(lines)
 
 
+def output_check(path: str) -> Path:
+    """The CSV file to write, refused before any work when it cannot be written."""
+    output = Path(path)
+    if output.is_dir():
+        raise CommandError(f"--output {path}: a folder, not a file")
+    folder = output.parent
+    if not folder.is_dir():
+        raise CommandError(f"--output {path}: no folder {str(folder)!r}")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise CommandError(
+            f"--output {path}: cannot write in {str(folder)!r} ({error.strerror})"
+        ) from None
+    return output
+
+
+def scores_write(output: Path, scores: list[dict]) -> None:
+    """The scores as CSV (repository, number, score; highest first), written to a file beside
+    the target and moved onto it: no half-written file, whatever happens on the way."""
+    handle, temporary = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+    try:
+        with open(handle, "w", newline="", encoding="utf-8") as file:
+            writer = csv.writer(file)
+            writer.writerow(["repository", "number", "score"])
+            writer.writerows(
+                [entry["repository"], entry["number"], entry["score"]] for entry in scores
+            )
+        # mkstemp makes it private; the file gets the mode a plain open() would give it.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, output)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 class Command(BaseCommand):
-    help = "Train a screening model on a study's final labels and rank reports by it."
+    help = (
+        "Train a screening model (TF-IDF and logistic regression) on a study's final labels of "
+        "one single-select dimension, the category --positive and what lies under it being the "
+        "positive class; print its cross-validated quality beside the keyword rule's, the "
+        "estimates and the highest scores. Runs in this process, recorded as a triage run of the "
+        "study. Refused, naming what is wrong, before any work: an unknown study, dimension or "
+        "category, a multi-select dimension, fewer than 10 final labels of either class, a bad "
+        "--reports query or an --output that cannot be written."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug")
-        parser.add_argument("--dimension", required=True, help="A single-select dimension's key.")
-        parser.add_argument("--positive", required=True, help="Key path of the positive category.")
+        parser.add_argument("slug", help="The study's slug.")
         parser.add_argument(
-            "--reports", default="", help="The reports to score, as a /api/reports/ query."
+            "--dimension", required=True, help="A single-select dimension's key (root-cause)."
         )
-        parser.add_argument("--keyword-rule", choices=list(KEYWORD_FIELDS), default=None)
         parser.add_argument(
-            "--threshold", type=float, default=0.5, help="Score from which the model says positive."
+            "--positive",
+            required=True,
+            help="Key path of the positive category (memory): it and every category under it.",
         )
-        parser.add_argument("--json", action="store_true", help="The API's JSON.")
-        parser.add_argument("--output", help="Write the scores to this CSV file.")
+        parser.add_argument(
+            "--reports",
+            default="",
+            help="The reports to score, as a /api/reports/ query "
+            "(repository=pytorch/pytorch&state=closed); default: the study's frame.",
+        )
+        parser.add_argument(
+            "--keyword-rule",
+            choices=list(KEYWORD_FIELDS),
+            default=None,
+            help="The candidate flag to compare with; default: the frame's, or any.",
+        )
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            default=0.5,
+            help="Score from which the model says positive, for its precision and recall "
+            "(default 0.5).",
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="Print the API's JSON instead of a summary."
+        )
+        parser.add_argument(
+            "--output",
+            metavar="FILE.csv",
+            help="Also write every score to this CSV file (repository, number, score; "
+            "highest first).",
+        )
 
     def handle(self, *args, slug, dimension, positive, reports, keyword_rule, threshold, **options):
+        output = output_check(options["output"]) if options["output"] else None
         study = Study.objects.filter(slug=slug).first()
         if study is None:
-            raise CommandError(f"no study {slug!r}")
+            raise CommandError(f"no study with the slug {slug!r}")
         try:
             run = triage_run_create(
                 study=study,
@@ -118,14 +194,8 @@ class Command(BaseCommand):
         if run.state == TriageRun.State.FAILED:
             raise CommandError(f"triage run {run.pk} refused: {run.error}")
         answer = triage_run_answer(run=run)
-        if options["output"]:
-            with open(options["output"], "w", newline="", encoding="utf-8") as file:
-                writer = csv.writer(file)
-                writer.writerow(["repository", "number", "score"])
-                writer.writerows(
-                    [entry["repository"], entry["number"], entry["score"]]
-                    for entry in answer["scores"]
-                )
+        if output is not None:
+            scores_write(output, answer["scores"])
         if options["json"]:
             self.stdout.write(json.dumps(answer, indent=2))
         else:

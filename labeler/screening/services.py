@@ -51,7 +51,8 @@ def triage_request_validate(
     threshold: float = model.THRESHOLD,
 ) -> str:
     """Check a request before anything is written; errors name the field. Returns the keyword
-    rule to compare with."""
+    rule to compare with. Too few final labels of either class is refused here, before a run
+    is recorded (and again by the run itself, should labels go in between)."""
     if study.kind != Study.Kind.CLOSED:
         raise ValidationError({"dimension": "only a closed-coding study has final labels to learn"})
     scheme = study_scheme(study=study)
@@ -68,6 +69,11 @@ def triage_request_validate(
                 f"(it has: {', '.join(paths)})"
             }
         )
+    labelled = triage_labels(study=study, dimension=dimension, positive=positive)
+    try:
+        model.labels_check([item.truth for item in labelled])
+    except model.TrainingRefused as refusal:
+        raise ValidationError({"positive": f"{refusal} ({dimension} = {positive})"}) from None
     if not 0 < threshold < 1:
         raise ValidationError({"threshold": f"must be between 0 and 1 (not {threshold!r})"})
     if len(reports) > QUERY_MAX:

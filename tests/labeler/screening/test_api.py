@@ -64,6 +64,7 @@ def test_start_then_get_gives_the_contract(
     [
         ({"positive": "memory"}, "dimension"),
         ({"dimension": "root-cause", "positive": "nope"}, "positive"),
+        ({"dimension": "root-cause", "positive": "memory/bloat"}, "positive"),
         ({**BODY, "reports": "candidate=speed"}, "reports.candidate"),
         ({**BODY, "keyword_rule": "x"}, "keyword_rule"),
         ({**BODY, "threshold": 0}, "threshold"),

@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from config.celery import app
-from labeler.models import StudyBatch, TriageRun
+from labeler.models import FinalLabel, StudyBatch, TriageRun
 from labeler.screening.selectors import random_batches, triage_run_answer
 from labeler.screening.services import (
     prioritised_batch_add,
@@ -71,14 +71,23 @@ def test_the_keyword_rule_is_measured_on_the_same_items(world):
     assert rule["recall"] == pytest.approx(hits / sum(truth))
 
 
-def test_too_few_labels_of_a_class_fail_the_run_saying_why(world):
-    run = run_on(world, reports="")
-    assert run.state == TriageRun.State.DONE
+def test_too_few_labels_of_a_class_are_refused_before_a_run_is_recorded(world):
     # A positive class nobody chose: no positive label at all.
-    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory/bloat")
+    with pytest.raises(ValidationError) as error:
+        triage_run_create(study=world.study, dimension="root-cause", positive="memory/bloat")
+    message = " ".join(error.value.message_dict["positive"])
+    assert f"0 positive and {LABELLED} negative" in message and "at least 10" in message
+    assert "root-cause = memory/bloat" in message
+    assert not TriageRun.objects.exists()
+
+
+def test_labels_gone_between_request_and_run_fail_the_run_saying_why(world):
+    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    FinalLabel.objects.filter(item__study=world.study, values=["memory/leak"]).delete()
     run = triage_run_execute(run_id=run.pk)
     assert run.state == TriageRun.State.FAILED
     assert "0 positive" in run.error and "at least 10" in run.error
+    assert run.scores == [] and run.result == {}
 
 
 @pytest.mark.parametrize(

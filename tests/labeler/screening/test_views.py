@@ -54,6 +54,17 @@ def test_a_wrong_form_is_a_400_naming_the_field(client_as, world):
     assert not TriageRun.objects.exists()
 
 
+def test_too_few_labels_are_refused_on_the_form_saying_how_many(client_as, world):
+    response = client_as("lead").post(
+        f"/studies/{world.study.slug}/triage/",
+        {"dimension": "root-cause", "positive": "memory/bloat"},
+    )
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "positive: too few labels to train on: 0 positive and 100 negative" in text
+    assert not TriageRun.objects.exists()
+
+
 def test_a_wrong_batch_count_is_a_400(client_as, world, done):
     response = client_as("lead").post(
         f"/studies/{world.study.slug}/triage/{done.pk}/batch/", {"count": "many"}
