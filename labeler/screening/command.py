@@ -60,6 +60,8 @@ def readable(answer: dict) -> str:
         f"prevalence in the frame ({prevalence['frame_reports']} reports, "
         f"{prevalence['random_labels']} random labels):",
     ]
+    if "note" in prevalence:
+        lines.append(f"  {prevalence['note']}")
     if "error" in prevalence:
         lines.append(f"  {prevalence['error']}")
     else:

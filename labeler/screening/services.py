@@ -19,6 +19,7 @@ from labeler.screening.selectors import (
     KEYWORD_FIELDS,
     frame_report_ids,
     keyword_flags,
+    prioritised_batches,
     random_batches,
     report_texts,
     reports_to_score,
@@ -131,16 +132,39 @@ def triage_run_fail(*, run_id: int, error: str) -> None:
     )
 
 
+def _plural(word: str, numbers: list[int]) -> str:
+    return f"{word}{'es' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+
+
 def _prevalence(
-    *, frame_scores: dict[int, float], random_truth: dict[int, int], oof: dict[int, float]
+    *,
+    frame_scores: dict[int, float],
+    random_truth: dict[int, int],
+    oof: dict[int, float],
+    left_out: list[int],
+    first_prioritised: int | None,
 ) -> dict:
-    """Both prevalence estimates over the frame, from the random batches' labels alone."""
+    """Both prevalence estimates over the frame, from the labels of the random batches drawn
+    before any prioritised batch. A random batch drawn after one was drawn from the frame
+    without the prioritised reports (the likeliest positives, by the model): it is not a
+    random sample of the frame, so it is left out, and the note says so."""
+    note = (
+        {
+            "note": f"{_plural('random batch', left_out)} left out: drawn after "
+            f"prioritised batch {first_prioritised}, from the frame without its reports, "
+            f"{'they are' if len(left_out) > 1 else 'it is'} not a random sample of the frame"
+        }
+        if left_out
+        else {}
+    )
     if not random_truth:
         return {
             "frame_reports": len(frame_scores),
             "random_labels": 0,
-            "error": "no final label in a random batch: the share in the frame cannot be "
-            "estimated (prioritised batches were drawn by score, not at random)",
+            "error": "no final label in a random batch drawn before any prioritised batch: the "
+            "share in the frame cannot be estimated (prioritised batches were drawn by score, "
+            "not at random)",
+            **note,
         }
     # The labelled items meet the model again with their out-of-fold scores.
     scores = {pk: oof.get(pk, score) for pk, score in frame_scores.items()}
@@ -150,6 +174,7 @@ def _prevalence(
         "frame_reports": len(frame_scores),
         "random_labels": len(truth),
         "random_sample": estimate.random_sample_share(truth).as_dict(),
+        **note,
     }
     try:
         result["ppi"] = estimate.ppi_share(truth, labelled, list(scores.values())).as_dict()
@@ -215,7 +240,14 @@ def triage_run_execute(
     step(92, "estimating")
     flags = keyword_flags(report_ids=labelled_ids, rule=run.keyword_rule)
     randoms = random_batches(study=study)
-    random_truth = {item.report_id: item.truth for item in labelled if item.batch in randoms}
+    prioritised = {batch.number for batch in prioritised_batches(study=study)}
+    first_prioritised = min(prioritised, default=None)
+    late = {n for n in randoms if first_prioritised is not None and n > first_prioritised}
+    random_truth = {
+        item.report_id: item.truth
+        for item in labelled
+        if item.batch in randoms and item.batch not in late
+    }
     frame_scores = {pk: all_scores[pk] for pk in frame_ids}
     labelled_set = set(labelled_ids)
     not_labelled = [all_scores[pk] for pk in scored_ids if pk not in labelled_set]
@@ -240,7 +272,11 @@ def triage_run_execute(
         },
         "estimate": {
             "prevalence": _prevalence(
-                frame_scores=frame_scores, random_truth=random_truth, oof=oof
+                frame_scores=frame_scores,
+                random_truth=random_truth,
+                oof=oof,
+                left_out=sorted(late),
+                first_prioritised=first_prioritised,
             ),
             "remaining": {
                 "scored_not_labelled": len(not_labelled),
@@ -250,7 +286,12 @@ def triage_run_execute(
                     else {"estimate": 0.0, "low": 0.0, "high": 0.0, "method": "nothing left"}
                 ),
             },
-            "labels_from_prioritised_batches": len(labelled) - len(random_truth),
+            "labels_from_prioritised_batches": sum(
+                1 for item in labelled if item.batch in prioritised
+            ),
+            "labels_from_random_batches_after_prioritised": sum(
+                1 for item in labelled if item.batch in late
+            ),
         },
         "scored": len(scored_ids),
         "scored_in_study": sum(1 for pk in scored_ids if pk in in_study),

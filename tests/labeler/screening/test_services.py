@@ -157,6 +157,27 @@ def test_the_most_uncertain_reports_make_a_batch_too(world):
     )
 
 
+def test_a_random_batch_drawn_after_a_prioritised_one_stays_out_of_the_prevalence(world):
+    # It was drawn from the frame without the prioritised reports, the likeliest positives: its
+    # share is not the frame's. The random batches before the first prioritised one are.
+    run = run_on(world)
+    prioritised = prioritised_batch_add(study=world.study, run=run, count=40)
+    with transaction.atomic():
+        later = study_items_add(study=world.study, sample={"mode": "size", "size": 30}, seed=4)
+    truth = dict(zip(world.report_ids, world.truth, strict=True))
+    for number in (prioritised.number, later.number):
+        ids = world.study.items.filter(batch=number).values_list("report_id", flat=True)
+        label_items(world.study, {pk: truth[pk] for pk in ids})
+    estimate = run_on(world).result["estimate"]
+    assert estimate["prevalence"]["random_labels"] == LABELLED
+    assert estimate["labels_from_prioritised_batches"] == 40
+    assert estimate["labels_from_random_batches_after_prioritised"] == 30
+    share = sum(truth[pk] for pk in world.report_ids[:LABELLED]) / LABELLED
+    assert estimate["prevalence"]["random_sample"]["estimate"] == pytest.approx(share)
+    assert f"random batch {later.number}" in estimate["prevalence"]["note"]
+    assert f"prioritised batch {prioritised.number}" in estimate["prevalence"]["note"]
+
+
 def test_a_random_batch_drawn_after_a_run_is_drawn_and_ordered_as_without_it(world):
     def draw() -> list[int]:
         with transaction.atomic():

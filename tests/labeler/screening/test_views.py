@@ -1,10 +1,16 @@
 """The screening page for every kind of person, what it shows and its refusals."""
 
 import pytest
+from django.db import transaction
 
 from labeler.models import StudyBatch, TriageRun
-from labeler.screening.services import prioritised_batch_add
-from tests.labeler.screening.conftest import KINDS
+from labeler.screening.services import (
+    prioritised_batch_add,
+    triage_run_create,
+    triage_run_execute,
+)
+from labeler.studies.services import study_items_add
+from tests.labeler.screening.conftest import KINDS, label_items
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +47,8 @@ def test_the_page_shows_quality_estimates_and_the_ranking(client_as, world, done
     ):
         assert part in text
     assert "Wilson score interval" in text and "prediction-powered inference" in text
+    assert f"<h1>Screening in {world.study.name}</h1>" in text
+    assert 'data-testid="prevalence-note"' not in text
     assert "Positives not yet labelled among the 140 scored reports" in text
     assert text.count('data-testid="ranked-row"') == 100
 
@@ -89,3 +97,21 @@ def test_the_study_page_marks_a_prioritised_batch_for_leads_only(client_as, worl
     mark = b'data-testid="prioritised-mark"'
     assert mark in client_as("lead").get(f"/studies/{world.study.slug}/").content
     assert mark not in client_as("annotator").get(f"/studies/{world.study.slug}/").content
+
+
+def test_the_page_says_which_random_batches_the_prevalence_leaves_out(client_as, world, done):
+    prioritised = prioritised_batch_add(study=world.study, run=done, count=10)
+    with transaction.atomic():
+        later = study_items_add(study=world.study, sample={"mode": "size", "size": 12}, seed=4)
+    truth = dict(zip(world.report_ids, world.truth, strict=True))
+    ids = world.study.items.filter(batch=later.number).values_list("report_id", flat=True)
+    label_items(world.study, {pk: truth[pk] for pk in ids})
+    run = triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    triage_run_execute(run_id=run.pk)
+    text = client_as("lead").get(f"/studies/{world.study.slug}/triage/{run.pk}/").content.decode()
+    assert (
+        f"Random batch {later.number} left out: drawn after prioritised batch "
+        f"{prioritised.number}, from the frame without its reports, it is not a random sample "
+        "of the frame (12 labels left out of both)."
+    ) in text
+    assert "<td>100</td>" in text  # the random labels the estimates use
