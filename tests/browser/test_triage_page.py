@@ -1,12 +1,13 @@
-"""In a real headless Chromium: a lead trains a screening model on the study's page, reads its
-quality, estimates and ranked reports, and adds a prioritised batch from it."""
+"""In a real headless Chromium at 1400x900: a lead trains a screening model on the study's page,
+reads its quality, estimates and ranked reports, and adds a prioritised batch from it; a class
+with too few labels is refused on the form."""
 
 import os
 
 import pytest
 from playwright.sync_api import expect
 
-from labeler.models import StudyBatch
+from labeler.models import StudyBatch, TriageRun
 from tests.labeler.screening.conftest import world  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,6 +20,7 @@ def test_a_lead_trains_reads_and_adds_a_prioritised_batch(wide, offline, sign_in
     page = wide
     page.goto(f"/studies/{world.study.slug}/")
     page.get_by_test_id("triage-link").click()
+    expect(page.locator("h1")).to_have_text(f"Screening in {world.study.name}")
     page.locator("select[name=positive]").select_option("memory")
     page.get_by_test_id("triage-start").click()
 
@@ -39,3 +41,21 @@ def test_a_lead_trains_reads_and_adds_a_prioritised_batch(wide, offline, sign_in
     expect(page.get_by_text("7 prioritised reports, marked non-random")).to_be_visible()
     batch = StudyBatch.objects.get(study=world.study, prioritised__isnull=False)
     assert batch.sample_size == 7
+
+
+def test_a_class_with_too_few_labels_is_refused_on_the_form(wide, offline, sign_in, lead, world):  # noqa: F811
+    sign_in(lead)
+    page = wide
+    page.goto(f"/studies/{world.study.slug}/triage/")
+    page.locator("select[name=positive]").select_option("memory/bloat")
+    page.get_by_test_id("triage-start").click()
+    errors = page.get_by_test_id("triage-errors")
+    expect(errors).to_contain_text(
+        "positive: too few labels to train on: 0 positive and 100 negative final labels; "
+        "each class needs at least 10 (root-cause = memory/bloat)"
+    )
+    expect(errors).to_be_in_viewport()
+    expect(page.locator("select[name=positive]")).to_have_value("memory/bloat")
+    assert not TriageRun.objects.exists()
+    if SCREENSHOT:
+        page.screenshot(path=f"{SCREENSHOT}-refused.png")
