@@ -18,6 +18,7 @@ from labeler.models import TriageRun
 from labeler.screening.model import THRESHOLD
 from labeler.screening.selectors import (
     KEYWORD_FIELDS,
+    report_keys,
     study_report_ids,
     triage_run_answer,
     triage_run_get,
@@ -47,6 +48,25 @@ def _errors(error: ValidationError) -> list[str]:
     return [f"{name}: {' '.join(texts)}" for name, texts in error.message_dict.items()]
 
 
+def _form_of(study, run: TriageRun | None, dimensions: list[dict]) -> dict:
+    """The form as the run shown was asked for (to run it again changed), or the defaults."""
+    if run is not None:
+        return {
+            "dimension": run.dimension,
+            "positive": run.positive,
+            "reports": run.reports,
+            "keyword_rule": run.keyword_rule,
+            "threshold": run.threshold,
+        }
+    return {
+        "dimension": dimensions[0]["key"] if dimensions else "",
+        "positive": "",
+        "reports": "",
+        "keyword_rule": keyword_rule_default(study),
+        "threshold": THRESHOLD,
+    }
+
+
 def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
     scheme = study_scheme(study=study)
     dimensions = [
@@ -54,11 +74,23 @@ def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
         for d in scheme.dimensions
         if not d.multiple
     ]
-    answer = triage_run_answer(run=run, limit=RANKED_SHOWN) if run is not None else None
-    if answer and answer["scores"]:
+    answer = triage_run_answer(run=run, limit=0) if run is not None else None
+    if answer and answer["scores"] is not None:
+        # The page's rows carry each report's id (its link) and whether it is in the study.
+        shown = run.scores[:RANKED_SHOWN]
+        keys = report_keys(report_ids=[pk for pk, _ in shown])
         in_study = study_report_ids(study=study)
-        for entry, (pk, _) in zip(answer["scores"], run.scores[:RANKED_SHOWN], strict=False):
-            entry["in_study"] = pk in in_study
+        answer["scores"] = [
+            {
+                "id": pk,
+                "repository": keys[pk][0],
+                "number": keys[pk][1],
+                "score": score,
+                "in_study": pk in in_study,
+            }
+            for pk, score in shown
+            if pk in keys
+        ]
     return render(
         request,
         "labeler/study_triage.html",
@@ -66,14 +98,7 @@ def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
             "study": study,
             "dimensions": dimensions,
             "keyword_rules": list(KEYWORD_FIELDS),
-            "form": form
-            or {
-                "dimension": dimensions[0]["key"] if dimensions else "",
-                "positive": "",
-                "reports": "",
-                "keyword_rule": keyword_rule_default(study),
-                "threshold": THRESHOLD,
-            },
+            "form": form or _form_of(study, run, dimensions),
             "errors": errors,
             "runs": list(triage_runs(study=study)[:RUNS_SHOWN]),
             "run": run,

@@ -115,3 +115,23 @@ def test_the_page_says_which_random_batches_the_prevalence_leaves_out(client_as,
         "of the frame (12 labels left out of both)."
     ) in text
     assert "<td>100</td>" in text  # the random labels the estimates use
+
+
+def test_a_runs_page_links_its_ranked_reports_and_keeps_its_request_in_the_form(client_as, world):
+    run = triage_run_create(
+        study=world.study,
+        dimension="root-cause",
+        positive="memory/leak",
+        reports="q=word399",
+        keyword_rule="performance",
+        threshold=0.3,
+    )
+    run = triage_run_execute(run_id=run.pk)
+    text = client_as("lead").get(f"/studies/{world.study.slug}/triage/{run.pk}/").content.decode()
+    top, score = run.scores[0]
+    number = world.report_ids.index(top) + 1
+    assert f'<a href="/reports/{top}/">octo/torch#{number}</a></td><td>{score:.3f}</td>' in text
+    assert text.count('data-testid="ranked-row"') == len(run.scores) < 100
+    assert '<option value="memory/leak" selected>' in text
+    assert 'value="q=word399"' in text and 'value="0.3"' in text
+    assert '<option value="performance" selected>' in text
