@@ -13,8 +13,9 @@ both models learn from those labels alone, on the same documents (labeler.screen
 report_text), and are measured on every other report: AUC and the work saved at 95% recall
 (WSS@95: the share of reports a team need not read, following the ranking, to find 95% of
 the positives, minus 5%). The keyword rule ranks flagged reports first, in random order
-within each group. Times: the product's training (one fit), its 5-fold cross-validation,
-and the scoring of every report, on one core.
+within each group (its flags are set at import: no training or scoring time). Times, on one
+core: each model's training (one fit on the labels) and its scoring of every report, and the
+product's 5-fold cross-validation.
 
 Goal: the product's ranking at least as good as the plain baseline's, training under 30 s.
 """
@@ -106,7 +107,6 @@ def main() -> None:
     rest = np.setdiff1d(np.arange(options.reports), labelled)
     train_docs = [documents[i] for i in labelled]
     train_truth = truth[labelled]
-    test_docs = [documents[i] for i in rest]
     test_truth = truth[rest]
     print(
         f"corpus: {options.reports} reports ({truth.mean():.1%} positive), built in {built:.1f} s;"
@@ -120,28 +120,41 @@ def main() -> None:
     product = scores[rest]
     baseline = plain()
     _, baseline_training = timed(baseline.fit, train_docs, train_truth)
-    baseline_scores = baseline.predict_proba(test_docs)[:, 1]
+    baseline_all, baseline_scoring = timed(lambda: baseline.predict_proba(documents)[:, 1])
+    baseline_scores = baseline_all[rest]
     keyword = flags[rest] + rng.random(len(rest)) * 0.5  # flagged first, random within
 
     print(
-        f"product model: training {training:.2f} s, 5-fold cross-validation "
-        f"{cross_validation:.2f} s, scoring {options.reports} reports {scoring:.2f} s"
+        f"product model: 5-fold cross-validation {cross_validation:.2f} s (the run's quality "
+        "figures)"
     )
-    print(f"plain baseline: training {baseline_training:.2f} s")
-    print(f"{'ranking':<34} {'AUC':>6} {'WSS@95':>7}")
-    for name, ranking in (
-        ("product (labeler.screening.model)", product),
-        ("plain TF-IDF + logistic regression", baseline_scores),
-        ("keyword rule (mining.candidates)", keyword),
+    print(
+        f"{'ranking':<34} {'training s':>10} {'scoring s':>10} {'AUC':>6} {'WSS@95':>7}"
+        f"  (scoring: all {options.reports} reports)"
+    )
+    for name, ranking, fit, score in (
+        ("product (labeler.screening.model)", product, training, scoring),
+        (
+            "plain TF-IDF + logistic regression",
+            baseline_scores,
+            baseline_training,
+            baseline_scoring,
+        ),
+        ("keyword rule (mining.candidates)", keyword, None, None),
     ):
+        times = "".join(
+            f" {'-' if value is None else f'{value:.2f}':>10}" for value in (fit, score)
+        )
         print(
-            f"{name:<34} {roc_auc_score(test_truth, ranking):>6.3f} "
+            f"{name:<34}{times} {roc_auc_score(test_truth, ranking):>6.3f} "
             f"{model.work_saved(test_truth, ranking, recall=0.95):>7.3f}"
         )
-    good = roc_auc_score(test_truth, product) >= roc_auc_score(test_truth, baseline_scores)
+    auc = roc_auc_score(test_truth, product) >= roc_auc_score(test_truth, baseline_scores)
+    saved = model.work_saved(test_truth, product) >= model.work_saved(test_truth, baseline_scores)
     print(
-        f"goal: product ranking >= plain baseline: {'met' if good else 'NOT met'}; "
-        f"training under 30 s: {'met' if training < 30 else 'NOT met'}"
+        f"goal: product ranking >= plain baseline: AUC {'met' if auc else 'NOT met'}, WSS@95 "
+        f"{'met' if saved else 'NOT met'}; training under 30 s: "
+        f"{'met' if training < 30 else 'NOT met'}"
     )
 
 
