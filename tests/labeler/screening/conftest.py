@@ -93,6 +93,7 @@ KINDS = {
     "researcher": ["researcher"],
     "lead": ["lead"],
     "superuser": None,
+    "superuser-and-annotator": ["annotator"],
 }
 
 
@@ -103,8 +104,10 @@ def _signed_in(client_class, world, make_user, lead):
             return client
         if kind == "lead":
             user = lead
-        elif kind == "superuser":
+        elif kind.startswith("superuser"):
             user = make_user(Role.ADMIN, username="root")
+            for role in KINDS[kind] or []:
+                StudyMemberFactory(study=world.study, user=user, role=role)
         else:
             user = make_user(Role.LEAD if "lead" in kind else Role.ANNOTATOR, username=kind)
             for role in KINDS[kind]:

@@ -17,6 +17,7 @@ EXPECTED = {
     "researcher": (403, 403, 403),
     "lead": (202, 200, 201),
     "superuser": (202, 200, 201),
+    "superuser-and-annotator": (403, 403, 403),
 }
 
 
