@@ -3,11 +3,12 @@
 Two prevalence estimates, both named in what they return:
 - from the random sample's labels alone (Wilson's score interval);
 - prediction-powered inference (Angelopoulos et al., Science 2023), with the power tuning of
-  PPI++ (Angelopoulos, Duchi and Zrnic, 2023): the model's mean score over the unlabelled frame,
+  PPI++ (Angelopoulos, Duchi and Zrnic, 2023): the model's mean score over the frame,
   corrected by the mean error (label minus score) over the random labelled sample, so a biased
   model moves the interval's width, never its validity. The labelled items' scores must be
-  out-of-fold, and the labelled items a random sample of the same frame: a batch drawn by score
-  is not, and never enters either estimate.
+  out-of-fold and the other reports' the fold models' mean (cross-prediction, Zrnic and
+  Candes, PNAS 2024), and the labelled items a random sample of the same frame: a batch drawn
+  by score is not, and never enters either estimate.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ SEED = 0
 RANDOM_SAMPLE_METHOD = "random sample's labels alone (Wilson score interval)"
 PPI_METHOD = (
     "prediction-powered inference (Angelopoulos et al., Science 2023; power-tuned as in PPI++): "
-    "model scores over the unlabelled frame, corrected by the random sample's labels"
+    "model scores over the frame (out of fold for labelled reports, the fold models' mean for "
+    "the others, as in cross-prediction), corrected by the random sample's labels"
 )
 REMAINING_METHOD = (
-    "sum of calibrated scores of the unlabelled scored reports (Platt scaling fitted on "
-    "out-of-fold scores of every labelled item); interval from {draws} bootstrap draws of the "
-    "calibration, each with the spread of the outcomes"
+    "sum of calibrated scores of the unlabelled scored reports (the fold models' mean; Platt "
+    "scaling fitted on out-of-fold scores of every labelled item); interval from {draws} "
+    "bootstrap draws of the calibration, each with the spread of the outcomes"
 )
 
 

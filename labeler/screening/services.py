@@ -166,8 +166,7 @@ def _prevalence(
             "not at random)",
             **note,
         }
-    # The labelled items meet the model again with their out-of-fold scores.
-    scores = {pk: oof.get(pk, score) for pk, score in frame_scores.items()}
+    # A labelled report is scored out of fold, any other by the fold models' mean.
     truth = list(random_truth.values())
     labelled = [oof[pk] for pk in random_truth]
     result = {
@@ -177,7 +176,7 @@ def _prevalence(
         **note,
     }
     try:
-        result["ppi"] = estimate.ppi_share(truth, labelled, list(scores.values())).as_dict()
+        result["ppi"] = estimate.ppi_share(truth, labelled, list(frame_scores.values())).as_dict()
     except ValueError as error:
         result["ppi"] = {"error": str(error)}
     return result
@@ -214,11 +213,12 @@ def triage_run_execute(
     documents = [texts[pk] for pk in labelled_ids]
     step(15, "cross-validating")
     started = time.perf_counter()
-    oof_scores = model.out_of_fold_scores(documents, truth)
+    oof_scores, fold_models = model.cross_fit(documents, truth)
     step(50, "training on every label")
     fitted = model.train(documents, truth)
     training_seconds = time.perf_counter() - started
     oof = dict(zip(labelled_ids, oof_scores.tolist(), strict=True))
+    labelled_set = set(labelled_ids)
 
     step(60, "reading the reports to score")
     started = time.perf_counter()
@@ -227,13 +227,20 @@ def triage_run_execute(
     )
     frame_ids = scored_ids if not run.reports else frame_report_ids(study=study)
     wanted = sorted(set(scored_ids) | set(frame_ids))
+    # The ranking: the model fitted on every label. The estimates: the fold models' mean for a
+    # report without a label, so that it meets the labelled items' out-of-fold scores as their
+    # like (labeler.screening.model.fold_average).
     all_scores: dict[int, float] = {}
+    held_out: dict[int, float] = {}
     chunk = 10_000
     for start in range(0, len(wanted), chunk):
         ids = wanted[start : start + chunk]
         chunk_texts = report_texts(report_ids=ids)
         values = model.score(fitted, [chunk_texts[pk] for pk in ids])
         all_scores.update(zip(ids, values.tolist(), strict=True))
+        unlabelled = [pk for pk in ids if pk not in labelled_set]
+        averaged = model.fold_average(fold_models, [chunk_texts[pk] for pk in unlabelled])
+        held_out.update(zip(unlabelled, averaged.tolist(), strict=True))
         step(60 + int(30 * (start + len(ids)) / max(1, len(wanted))), "scoring")
     scoring_seconds = time.perf_counter() - started
 
@@ -248,9 +255,8 @@ def triage_run_execute(
         for item in labelled
         if item.batch in randoms and item.batch not in late
     }
-    frame_scores = {pk: all_scores[pk] for pk in frame_ids}
-    labelled_set = set(labelled_ids)
-    not_labelled = [all_scores[pk] for pk in scored_ids if pk not in labelled_set]
+    frame_scores = {pk: oof[pk] if pk in oof else held_out[pk] for pk in frame_ids}
+    not_labelled = [held_out[pk] for pk in scored_ids if pk not in labelled_set]
     in_study = study_report_ids(study=study)
     ranked = sorted(scored_ids, key=lambda pk: (-all_scores[pk], pk))
     result = {

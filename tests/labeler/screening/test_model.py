@@ -90,3 +90,18 @@ def test_the_report_text_bounds_comments_and_tokenises_labels():
     assert "ghlabel_module_performance" in text
     assert "c9" in text and "c10" not in text
     assert "nofix" in text
+
+
+def test_unlabelled_reports_meet_out_of_fold_scores_as_their_like():
+    # The model fitted on every label scores unseen reports differently from the fold models
+    # whose errors the out-of-fold scores measure; the fold models' mean scores them alike.
+    texts, truth = synthetic_reports(2_000, prevalence=0.15, seed=1)
+    labelled, unlabelled = texts[:300], texts[300:]
+    oof, models = model.cross_fit(labelled, truth[:300])
+    assert np.array_equal(oof, model.out_of_fold_scores(labelled, truth[:300]))
+    assert len(models) == model.FOLDS
+    averaged = model.fold_average(models, unlabelled)
+    assert averaged == pytest.approx(np.mean([model.score(m, unlabelled) for m in models], axis=0))
+    full = model.score(model.train(labelled, truth[:300]), unlabelled)
+    assert abs(oof.mean() - averaged.mean()) < abs(oof.mean() - full.mean())
+    assert model.fold_average(models, []).shape == (0,)

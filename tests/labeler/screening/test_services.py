@@ -4,7 +4,8 @@ from django.db import transaction
 
 from config.celery import app
 from labeler.models import FinalLabel, StudyBatch, TriageRun
-from labeler.screening.selectors import random_batches, triage_run_answer
+from labeler.screening import estimate, model
+from labeler.screening.selectors import random_batches, report_texts, triage_run_answer
 from labeler.screening.services import (
     prioritised_batch_add,
     triage_run_create,
@@ -51,6 +52,32 @@ def test_a_run_learns_the_known_signal_and_estimates_with_named_methods(world):
     left = sum(world.truth[LABELLED:])
     assert remaining["scored_not_labelled"] == REPORTS - LABELLED
     assert remaining["low"] <= left <= remaining["high"]
+
+
+def test_the_estimates_score_unlabelled_reports_by_the_fold_models(world, monkeypatch):
+    seen = {}
+    ppi_share, remaining = estimate.ppi_share, estimate.positives_remaining
+
+    def ppi_spy(truth, scores, frame_scores, **kwargs):
+        seen["frame"] = list(frame_scores)
+        return ppi_share(truth, scores, frame_scores, **kwargs)
+
+    def remaining_spy(truth, scores, unlabelled, **kwargs):
+        seen["unlabelled"] = list(unlabelled)
+        return remaining(truth, scores, unlabelled, **kwargs)
+
+    monkeypatch.setattr(estimate, "ppi_share", ppi_spy)
+    monkeypatch.setattr(estimate, "positives_remaining", remaining_spy)
+    run = run_on(world)
+    texts = report_texts(report_ids=world.report_ids)
+    documents = [texts[pk] for pk in world.report_ids]
+    oof, models = model.cross_fit(documents[:LABELLED], world.truth[:LABELLED])
+    averaged = model.fold_average(models, documents[LABELLED:])
+    # The frame, in report order: the labelled ones out of fold, the others the fold models'.
+    assert seen["frame"] == pytest.approx([*oof, *averaged])
+    assert seen["unlabelled"] == pytest.approx(list(averaged))
+    ranked = dict(run.scores)
+    assert [ranked[pk] for pk in world.report_ids[LABELLED:]] != pytest.approx(list(averaged))
 
 
 def test_precision_and_recall_are_at_the_chosen_threshold(world):
