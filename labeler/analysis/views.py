@@ -19,7 +19,11 @@ from labeler.analysis.comparison import reports_compare, reports_trend
 from labeler.analysis.forms import StudyAnalysisForm
 from labeler.analysis.groups import report_group, report_groups
 from labeler.analysis.study import LEVELS, study_crosstab, study_label_counts
-from labeler.common.permissions import access_sorts_board, study_get_for_user
+from labeler.common.permissions import (
+    access_figures_final_only,
+    access_sorts_board,
+    study_get_for_user,
+)
 from labeler.common.scheme import study_scheme
 from labeler.models import Study
 from labeler.screening.selectors import prioritised_batches
@@ -161,6 +165,8 @@ def study_analysis(request, slug: str):
         "items_final": len({row.item_id for row in rows}),
         "items": study.items.count(),
         "prioritised_batches": prioritised_batches(study=study),
+        # Which batch a model chose would tell whoever labels in the study its guess for items.
+        "prioritised_named": not access_figures_final_only(access),
     }
     status = 200
     if not form.is_valid():

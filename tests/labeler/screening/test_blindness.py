@@ -60,3 +60,19 @@ def test_the_labelling_api_and_page_carry_no_score(world, make_user, batch_run):
         assert "triage" not in text.lower()
     assert "octo/torch" in payload, "the annotator was handed an item"
     assert '"score"' not in payload and '"rank"' not in payload
+
+
+def test_the_analysis_page_names_no_prioritised_batch_to_someone_who_labels(
+    client_as, world, batch_run
+):
+    # Items pages show each item's batch: naming the batch a model chose would tell its guess.
+    _, batch = batch_run
+    url = f"/studies/{world.study.slug}/analysis/"
+    named = f"Batch {batch.number} was drawn by a screening model"
+    lead = client_as("lead").get(url).content.decode()
+    assert named in lead
+    labeller = client_as("annotator-and-lead").get(url)
+    assert labeller.status_code == 200
+    text = labeller.content.decode()
+    assert named not in text and "drawn by a screening model, not at random (which" in text
+    assert "describe the study's items, not the frame's population" in text
