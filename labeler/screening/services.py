@@ -79,7 +79,14 @@ def triage_request_validate(
         raise ValidationError({"threshold": f"must be between 0 and 1 (not {threshold!r})"})
     if len(reports) > QUERY_MAX:
         raise ValidationError({"reports": f"at most {QUERY_MAX} characters"})
-    reports_to_score(study=study, query=reports)
+    if not reports_to_score(study=study, query=reports).exists():
+        raise ValidationError(
+            {
+                "reports": f"the query {reports!r} selects no imported report"
+                if reports
+                else "the study's frame holds no imported report to score"
+            }
+        )
     rule = keyword_rule or keyword_rule_default(study)
     if rule not in KEYWORD_FIELDS:
         raise ValidationError(

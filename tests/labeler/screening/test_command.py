@@ -74,6 +74,11 @@ ARGUMENTS = ["--dimension", "root-cause", "--positive", "memory"]
         ),
         ("screen", [*ARGUMENTS, "--reports", "x=1"], "reports.x: unknown parameter 'x'"),
         ("screen", [*ARGUMENTS, "--reports", "state=maybe"], "reports.state"),
+        (
+            "screen",
+            [*ARGUMENTS, "--reports", "q=zzzz"],
+            "reports: the query 'q=zzzz' selects no imported report",
+        ),
         ("screen", [*ARGUMENTS, "--threshold", "1"], "threshold: must be between 0 and 1"),
     ],
 )

@@ -125,6 +125,7 @@ def test_labels_gone_between_request_and_run_fail_the_run_saying_why(world):
         ({"positive": "memory/nope"}, "positive", "not a category key path"),
         ({"reports": "stat=open"}, "reports.stat", "unknown parameter"),
         ({"reports": "state=maybe"}, "reports.state", "maybe"),
+        ({"reports": "repository=nope/nope"}, "reports", "selects no imported report"),
         ({"keyword_rule": "speed"}, "keyword_rule", "not one of"),
         ({"threshold": 1.5}, "threshold", "between 0 and 1"),
     ],
@@ -242,3 +243,11 @@ def test_a_prioritised_batch_needs_a_finished_run_of_the_study(world):
     with pytest.raises(ValidationError, match="finished triage run"):
         prioritised_batch_add(study=world.study, run=run, count=3)
     assert StudyBatch.objects.filter(study=world.study).count() == 1
+
+
+def test_a_frame_without_reports_is_refused_before_a_run_is_recorded(world):
+    world.study.frame = {"repositories": ["nope/nope"]}
+    world.study.save(update_fields=["frame"])
+    with pytest.raises(ValidationError, match="the study's frame holds no imported report"):
+        triage_run_create(study=world.study, dimension="root-cause", positive="memory")
+    assert not TriageRun.objects.exists()
