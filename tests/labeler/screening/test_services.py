@@ -246,7 +246,7 @@ def test_a_prioritised_batch_needs_a_finished_run_of_the_study(world):
 
 
 def test_a_frame_without_reports_is_refused_before_a_run_is_recorded(world):
-    world.study.frame = {"repositories": ["nope/nope"]}
+    world.study.frame = {"labels": ["no such label"]}
     world.study.save(update_fields=["frame"])
     with pytest.raises(ValidationError, match="the study's frame holds no imported report"):
         triage_run_create(study=world.study, dimension="root-cause", positive="memory")
