@@ -4,6 +4,8 @@ batch from it. Annotators never reach it (403): no score, rank or model's guess 
 
 from __future__ import annotations
 
+import shlex
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
@@ -67,6 +69,29 @@ def _form_of(study, run: TriageRun | None, dimensions: list[dict]) -> dict:
     }
 
 
+def _command(study, run: TriageRun) -> str:
+    """The command that asks what the run asked, its scores into a CSV file."""
+    return shlex.join(
+        [
+            "python",
+            "manage.py",
+            "triage",
+            study.slug,
+            "--dimension",
+            run.dimension,
+            "--positive",
+            run.positive,
+            *(["--reports", run.reports] if run.reports else []),
+            "--keyword-rule",
+            run.keyword_rule,
+            "--threshold",
+            str(run.threshold),
+            "--output",
+            "scores.csv",
+        ]
+    )
+
+
 def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
     scheme = study_scheme(study=study)
     dimensions = [
@@ -106,6 +131,7 @@ def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
             "priority_by": PRIORITY_BY,
             "prioritised_max": PRIORITISED_MAX,
             "ranked_shown": RANKED_SHOWN,
+            "command": _command(study, run) if run is not None else "",
         },
         status=400 if errors else 200,
     )

@@ -135,3 +135,8 @@ def test_a_runs_page_links_its_ranked_reports_and_keeps_its_request_in_the_form(
     assert '<option value="memory/leak" selected>' in text
     assert 'value="q=word399"' in text and 'value="0.3"' in text
     assert '<option value="performance" selected>' in text
+    assert f'href="/api/studies/{world.study.slug}/triage/{run.pk}/"' in text
+    assert (
+        f"python manage.py triage {world.study.slug} --dimension root-cause --positive memory/leak"
+        " --reports q=word399 --keyword-rule performance --threshold 0.3 --output scores.csv"
+    ) in text
