@@ -26,7 +26,10 @@ from labeler.common.permissions import (
 )
 from labeler.common.scheme import study_scheme
 from labeler.models import Study
-from labeler.screening.selectors import prioritised_batches
+from labeler.screening.selectors import (
+    prioritised_batches,
+    studies_with_prioritised_batches,
+)
 from mining.filters import ReportFilter
 from mining.selectors import report_repository_names
 
@@ -124,6 +127,9 @@ def _compare(user, queries: dict[str, str], of: str) -> dict:
     trend = reports_trend(groups=within, base=base.reports)
     return {
         "comparison": reports_compare(a=a, b=b),
+        "prioritised_studies": studies_with_prioritised_batches(
+            queries=[queries[name] for name in GROUPS]
+        ),
         "trend": trend,
         "trend_rows": trend_rows(trend),
         "trend_base": f"the reports of “{of}”" if of else "every imported report",

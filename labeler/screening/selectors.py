@@ -55,6 +55,17 @@ def prioritised_batches(*, study: Study) -> list[StudyBatch]:
     return list(StudyBatch.objects.filter(study=study, prioritised__isnull=False))
 
 
+def studies_with_prioritised_batches(*, queries: list[str]) -> list[str]:
+    """The slugs of the studies named in these /api/reports/ queries (`study=SLUG`) that have a
+    batch drawn by a screening model: a group of their items is no random sample."""
+    slugs = {slug for query in queries for slug in QueryDict(query).getlist("study")}
+    return sorted(
+        StudyBatch.objects.filter(study__slug__in=slugs, prioritised__isnull=False)
+        .values_list("study__slug", flat=True)
+        .distinct()
+    )
+
+
 def report_texts(*, report_ids: list[int]) -> dict[int, str]:
     """Each report's document for the model (labeler.screening.model.report_text), a few
     thousand reports a query (read through mining.selectors.reports_text_parts)."""

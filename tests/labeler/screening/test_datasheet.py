@@ -1,5 +1,8 @@
 """A prioritised batch is marked where population figures are read: the datasheet says how it
-was drawn, the analysis page that its shares include it."""
+was drawn, the analysis page that its shares include it, the compare page that a group of the
+study's items does."""
+
+from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
@@ -38,3 +41,23 @@ def test_the_analysis_page_says_its_shares_include_the_prioritised_batch(world, 
     prioritised.delete()
     text = client.get(f"/studies/{world.study.slug}/analysis/").content.decode()
     assert "drawn by a screening model" not in text
+
+
+def test_the_compare_page_says_a_study_group_includes_model_drawn_items(world, lead, done):
+    client = Client()
+    client.force_login(lead)
+    url = "/reports/compare/?" + urlencode(
+        {
+            "a": f"study={world.study.slug}&final=root-cause:memory",
+            "b": f"study={world.study.slug}&final_not=root-cause:memory",
+        }
+    )
+    note = "some of its items were drawn by a screening model, not at random"
+    before = client.get(url)
+    assert before.status_code == 200 and 'data-testid="comparison"' in before.content.decode()
+    assert note not in before.content.decode()
+    prioritised_batch_add(study=world.study, run=done, count=6)
+    text = client.get(url).content.decode()
+    assert f"<code>{world.study.slug}</code>: {note}" in text
+    other = client.get("/reports/compare/?" + urlencode({"a": "state=open", "b": "state=closed"}))
+    assert note not in other.content.decode()
