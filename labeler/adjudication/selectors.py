@@ -319,33 +319,13 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
             tuple(by_assignment[a.pk].get(dimension.key, ())) for a in submitted
         ]
     states = dimension_states(state=state, scheme=scheme, majority=study.majority)
-    dimensions = []
-    for dimension, dimension_state in zip(scheme.dimensions, states, strict=True):
-        grouped: dict[tuple, list[str]] = defaultdict(list)
-        for row in annotators:
-            grouped[tuple(row["labels"].get(dimension.key, []))].append(row["annotator"])
-        by_path = scheme.by_path(dimension)
-        chosen = sorted(
-            {path for answer in grouped for path in answer},
-            key=lambda path: by_path[path].position,
+    dimensions = [
+        _dimension_side_by_side(
+            dimension, dimension_state, scheme=scheme, annotators=annotators,
+            final=finals.get(dimension.pk),
         )
-        final = finals.get(dimension.pk)
-        dimensions.append(
-            {
-                "key": dimension.key,
-                "name": dimension.name,
-                "multiple": dimension.multiple,
-                "agreement": dimension_state.kind,
-                "share": round(dimension_state.agreement, 4),
-                "disputed": dimension_state.disputed,
-                "answers": [
-                    {"values": list(answer), "annotators": who}
-                    for answer, who in sorted(grouped.items(), key=lambda g: (-len(g[1]), g[0]))
-                ],
-                "final": _final_json(final) if final else None,
-                "categories": [_category_json(by_path[path]) for path in chosen],
-            }
-        )
+        for dimension, dimension_state in zip(scheme.dimensions, states, strict=True)
+    ]  # fmt: skip
     report = item.report
     return {
         "item": item.pk,
@@ -368,6 +348,36 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
                 for dimension in scheme.dimensions
             },
         },
+    }
+
+
+def _dimension_side_by_side(
+    dimension, state, *, scheme: Scheme, annotators: list[dict], final: FinalLabel | None
+) -> dict:
+    """One dimension of item_side_by_side: its agreement, the answers grouped with who gave
+    them (most given first), its final label, and the codebook entries of the categories
+    chosen on it."""
+    grouped: dict[tuple, list[str]] = defaultdict(list)
+    for row in annotators:
+        grouped[tuple(row["labels"].get(dimension.key, []))].append(row["annotator"])
+    by_path = scheme.by_path(dimension)
+    chosen = sorted(
+        {path for answer in grouped for path in answer},
+        key=lambda path: by_path[path].position,
+    )
+    return {
+        "key": dimension.key,
+        "name": dimension.name,
+        "multiple": dimension.multiple,
+        "agreement": state.kind,
+        "share": round(state.agreement, 4),
+        "disputed": state.disputed,
+        "answers": [
+            {"values": list(answer), "annotators": who}
+            for answer, who in sorted(grouped.items(), key=lambda g: (-len(g[1]), g[0]))
+        ],
+        "final": _final_json(final) if final else None,
+        "categories": [_category_json(by_path[path]) for path in chosen],
     }
 
 
