@@ -27,7 +27,7 @@ def people(make_user):
 
 
 @pytest.fixture
-def study(people):
+def revised_study(people):
     study = labelled_study(
         annotator=people["annotator"], second=people["other_annotator"], lead=people["lead"]
     )
@@ -51,7 +51,7 @@ def version_of(study):
         ("staff", 200),
     ],
 )
-def test_the_preview_is_for_the_study_s_leads(client, people, study, role, expected):
+def test_the_preview_is_for_the_study_s_leads(client, people, revised_study, role, expected):
     client.force_login(people[role])
     assert client.get(URL).status_code == expected
 
@@ -65,21 +65,21 @@ def test_the_preview_is_for_the_study_s_leads(client, people, study, role, expec
         ("outsider", 404),
     ],
 )
-def test_only_leads_may_migrate(client, people, study, role, expected):
+def test_only_leads_may_migrate(client, people, revised_study, role, expected):
     client.force_login(people[role])
     assert client.post(URL).status_code == expected
-    assert version_of(study) == "1.0"
+    assert version_of(revised_study) == "1.0"
     assert not CodebookMigration.objects.exists()
 
 
-def test_anonymous_is_sent_to_sign_in(client, study):
+def test_anonymous_is_sent_to_sign_in(client, revised_study):
     for response in (client.get(URL), client.post(URL)):
         assert response.status_code == 302
         assert response["Location"].startswith("/accounts/login/?next=")
-    assert version_of(study) == "1.0"
+    assert version_of(revised_study) == "1.0"
 
 
-def test_the_preview_counts_per_category_and_writes_nothing(client, people, study):
+def test_the_preview_counts_per_category_and_writes_nothing(client, people, revised_study):
     client.force_login(people["lead"])
     page = client.get(URL).content.decode()
     assert 'data-testid="migrate-form"' in page
@@ -89,27 +89,27 @@ def test_the_preview_counts_per_category_and_writes_nothing(client, people, stud
     assert "split" in row
     assert "<code>threading/lock</code>, <code>threading/race</code>" in row
     assert "<td>3</td><td>1</td>" in row  # three labels, one final label on it
-    assert version_of(study) == "1.0"
+    assert version_of(revised_study) == "1.0"
 
 
-def test_the_button_migrates_and_the_study_page_says_so(client, people, study):
+def test_the_button_migrates_and_the_study_page_says_so(client, people, revised_study):
     client.force_login(people["lead"])
     response = client.post(URL, follow=True)
     assert response.redirect_chain[-1][0] == "/studies/perf/"
     page = response.content.decode()
     assert "Study moved to perf v2.0: 11 labels carried over, 3 to label again" in page
-    assert version_of(study) == "2.0"
+    assert version_of(revised_study) == "2.0"
     assert CodebookMigration.objects.get().migrated_by == people["lead"]
 
 
-def test_the_button_needs_the_csrf_token(people, study):
+def test_the_button_needs_the_csrf_token(people, revised_study):
     client = Client(enforce_csrf_checks=True)
     client.force_login(people["lead"])
     assert client.post(URL).status_code == 403
-    assert version_of(study) == "1.0"
+    assert version_of(revised_study) == "1.0"
 
 
-def test_a_refused_migration_says_why(client, people, study):
+def test_a_refused_migration_says_why(client, people, revised_study):
     client.force_login(people["lead"])
     response = client.get("/studies/perf/codebook/1.0/")
     assert response.status_code == 400
@@ -118,7 +118,7 @@ def test_a_refused_migration_says_why(client, people, study):
     assert client.get("/studies/perf/codebook/7.0/").status_code == 404
 
 
-def test_the_study_page_links_leads_to_a_newer_version(client, people, study):
+def test_the_study_page_links_leads_to_a_newer_version(client, people, revised_study):
     client.force_login(people["lead"])
     page = client.get("/studies/perf/").content.decode()
     assert f'href="{URL}"' in page
@@ -129,10 +129,10 @@ def test_the_study_page_links_leads_to_a_newer_version(client, people, study):
     assert 'data-testid="newer-codebooks"' not in client.get("/studies/perf/").content.decode()
 
 
-def test_the_item_history_shows_the_migration(client, people, study):
+def test_the_item_history_shows_the_migration(client, people, revised_study):
     client.force_login(people["lead"])
     client.post(URL)
-    third = study.items.order_by("position")[2]
+    third = revised_study.items.order_by("position")[2]
     page = client.get(f"/studies/perf/items/{third.pk}/history/").content.decode()
     assert page.count('data-testid="migrated"') == 2
     assert "Codebook migration from v1.0 to v2.0 by lead" in page
