@@ -19,7 +19,7 @@ FIRST_NOTE = "FIRST-ANNOTATOR-PRIVATE-NOTE"
 
 
 @pytest.fixture
-def study(make_study):
+def labelling_study(make_study):
     reports = [
         BugReportFactory(title="Memory grows every epoch", body=HOSTILE_BODY),
         BugReportFactory(title="Data loader threads deadlock"),
@@ -32,7 +32,9 @@ def study(make_study):
     )
 
 
-def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, annotator, study):
+def test_annotator_labels_three_items_with_the_keyboard_only(
+    wide, sign_in, annotator, labelling_study
+):
     page = wide
     sign_in(annotator)
     page.goto("/studies/perf/label/")
@@ -139,10 +141,11 @@ def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, anno
 
 
 def test_second_annotator_gets_the_same_items_and_never_sees_the_first_ones_labels(
-    page, sign_in, annotator, second, study
+    page, sign_in, annotator, add_second_annotator, labelling_study
 ):
+    second = add_second_annotator(labelling_study)
     for _ in range(3):
-        held = assignment_next(study=study, user=annotator)
+        held = assignment_next(study=labelling_study, user=annotator)
         assignment_submit(
             assignment_id=held.pk,
             user=annotator,
@@ -210,9 +213,9 @@ def test_second_annotator_gets_the_same_items_and_never_sees_the_first_ones_labe
 
 
 def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
-    page, sign_in, annotator, lead, study
+    page, sign_in, annotator, lead, labelling_study
 ):
-    StudyMemberFactory(study=study, user=lead, role="lead")
+    StudyMemberFactory(study=labelling_study, user=lead, role="lead")
     sign_in(annotator)
     page.goto("/studies/perf/label/")
     wait_for_item(page, "Memory grows every epoch")
@@ -251,7 +254,7 @@ def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
 
 
 def test_a_pull_request_never_imported_claims_no_state_and_links_to_github(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, labelling_study
 ):
     report = BugReport.objects.get(title="Memory grows every epoch")
     report.repository.html_url = ""
