@@ -12,6 +12,7 @@ from tests.labeler.factories import (
 )
 from tests.labeler.final_labels import decided_study
 from tests.labeler.role_calls import call, items, other_annotator, staff  # noqa: F401 (fixtures)
+from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
 
 GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
 
@@ -47,6 +48,23 @@ def second_annotator(make_user, study):
     user = make_user(Role.ANNOTATOR, username="ann2")
     StudyMemberFactory(study=study, user=user, role="annotator")
     return user
+
+
+@pytest.fixture
+def ann2(make_user):
+    """A user named ann2, with no role and in no study (tests.labeler.codebook_revisions's studies
+    make them their second annotator)."""
+    return make_user(username="ann2")
+
+
+@pytest.fixture
+def worker_without_github():
+    """A Celery worker (a subprocess, on the test database and the Redis broker)."""
+    purge_queue()
+    # No GitHub in these tests: the worker's settings want an address all the same.
+    process = start_worker("http://127.0.0.1:9")
+    yield process
+    stop_worker(process)
 
 
 @pytest.fixture
