@@ -38,7 +38,7 @@ def three_way_study():
 
 
 @pytest.fixture
-def people(three_way_study):
+def three_annotators(three_way_study):
     users = [UserFactory(username=name) for name in ("cleo", "abe", "bea")]
     for user in users:
         StudyMemberFactory(study=three_way_study, user=user, role="annotator")
@@ -59,14 +59,14 @@ def decide(value, reason="codebook_ambiguity"):
 
 
 @pytest.fixture
-def items(three_way_study, people):
+def split_items(three_way_study, three_annotators):
     """close: 2 of 3 on root-cause; final: unanimous; wide: three answers, and split impact;
     half: still short of an annotation."""
     return {
-        "close": label_next(three_way_study, people, (LEAK, LEAK, BLOAT)),
-        "final": label_next(three_way_study, people, (THREADS, THREADS, THREADS)),
-        "wide": label_next(three_way_study, people, (LEAK, BLOAT, SLOW_THREADS)),
-        "half": label_next(three_way_study, people[:2], (LEAK, BLOAT)),
+        "close": label_next(three_way_study, three_annotators, (LEAK, LEAK, BLOAT)),
+        "final": label_next(three_way_study, three_annotators, (THREADS, THREADS, THREADS)),
+        "wide": label_next(three_way_study, three_annotators, (LEAK, BLOAT, SLOW_THREADS)),
+        "half": label_next(three_way_study, three_annotators[:2], (LEAK, BLOAT)),
     }
 
 
@@ -75,8 +75,8 @@ def queue(study, **options):
     return [(entry.item_id, entry.disputed) for entry in entries]
 
 
-def test_the_queue_lists_complete_items_not_final_most_split_first(three_way_study, items):
-    close, wide = items["close"].pk, items["wide"].pk
+def test_the_queue_lists_complete_items_not_final_most_split_first(three_way_study, split_items):
+    close, wide = split_items["close"].pk, split_items["wide"].pk
     assert queue(three_way_study) == [(wide, ["root-cause", "impact"]), (close, ["root-cause"])]
     assert queue(three_way_study, ordering="-split") == [
         (close, ["root-cause"]),
@@ -86,13 +86,13 @@ def test_the_queue_lists_complete_items_not_final_most_split_first(three_way_stu
     assert queue(three_way_study, dimension="impact") == [(wide, ["root-cause", "impact"])]
 
 
-def test_the_queue_shows_how_split_each_dimension_is(three_way_study, items):
+def test_the_queue_shows_how_split_each_dimension_is(three_way_study, split_items):
     (entry,) = [
         e
         for e in study_disagreements(
             study=three_way_study, scheme=study_scheme(study=three_way_study)
         )
-        if e.item_id == items["close"].pk
+        if e.item_id == split_items["close"].pk
     ]
     root, impact = entry.dimensions
     assert (root.key, root.kind, root.answers, root.ratings, root.decided, root.disputed) == (
@@ -108,26 +108,32 @@ def test_the_queue_shows_how_split_each_dimension_is(three_way_study, items):
     assert entry.agreement == pytest.approx(2 / 3)
 
 
-def test_a_decided_dimension_leaves_the_queue_and_a_final_item_leaves_it(three_way_study, items):
-    wide = items["wide"]
+def test_a_decided_dimension_leaves_the_queue_and_a_final_item_leaves_it(
+    three_way_study, split_items
+):
+    wide = split_items["wide"]
     lead = UserFactory()
     item_adjudicate(item_id=wide.pk, user=lead, decisions={"impact": decide(["speed"])})
     assert queue(three_way_study, dimension="impact") == []
     assert (wide.pk, ["root-cause"]) in queue(three_way_study)
 
     item_adjudicate(item_id=wide.pk, user=lead, decisions={"root-cause": decide("threading")})
-    assert [item for item, _ in queue(three_way_study)] == [items["close"].pk]
+    assert [item for item, _ in queue(three_way_study)] == [split_items["close"].pk]
 
 
-def test_a_majority_accepted_by_the_policy_leaves_the_queue(three_way_study, items):
+def test_a_majority_accepted_by_the_policy_leaves_the_queue(three_way_study, split_items):
     study_majority_set(study=three_way_study, majority=Study.Majority.AUTO)
-    assert [item for item, _ in queue(three_way_study)] == [items["wide"].pk]
+    assert [item for item, _ in queue(three_way_study)] == [split_items["wide"].pk]
 
 
-def test_unanimous_items_are_listed_apart_final_or_reopened(three_way_study, items, people):
-    final = items["final"]
-    label_next(three_way_study, people[2:], (LEAK,))  # completes the item still short of one
-    reopened = label_next(three_way_study, people, (LEAK, LEAK, LEAK))
+def test_unanimous_items_are_listed_apart_final_or_reopened(
+    three_way_study, split_items, three_annotators
+):
+    final = split_items["final"]
+    label_next(
+        three_way_study, three_annotators[2:], (LEAK,)
+    )  # completes the item still short of one
+    reopened = label_next(three_way_study, three_annotators, (LEAK, LEAK, LEAK))
     item_reopen(item_id=reopened.pk, user=UserFactory(), rationale="spot check")
 
     listed = study_disagreements(
@@ -140,9 +146,9 @@ def test_unanimous_items_are_listed_apart_final_or_reopened(three_way_study, ite
 
 
 def test_side_by_side_shows_each_answer_by_pseudonym_and_the_categories_in_dispute(
-    three_way_study, items, people
+    three_way_study, split_items, three_annotators
 ):
-    item = items["close"]
+    item = split_items["close"]
     cleo = item.assignments.get(annotator__username="cleo")
     cleo.note, cleo.unsure = "looks like a leak", True
     cleo.save()
@@ -199,8 +205,8 @@ def test_side_by_side_shows_each_answer_by_pseudonym_and_the_categories_in_dispu
     assert [a["annotator"] for a in names["annotators"]] == ["abe", "bea", "cleo"]
 
 
-def test_item_decisions_mark_the_dimensions_annotators_disagreed_on(three_way_study, items):
-    item = items["close"]
+def test_item_decisions_mark_the_dimensions_annotators_disagreed_on(three_way_study, split_items):
+    item = split_items["close"]
     lead = UserFactory(username="carol")
     item_adjudicate(item_id=item.pk, user=lead, decisions={"root-cause": decide("memory/leak")})
     item.refresh_from_db()
@@ -221,7 +227,7 @@ def access(user, study):
     return study_access(user=user, study=study)
 
 
-def test_who_sees_final_labels(three_way_study, items, people):
+def test_who_sees_final_labels(three_way_study, split_items, three_annotators):
     lead, researcher, labelling_lead, other = (UserFactory() for _ in range(4))
     StudyMemberFactory(study=three_way_study, user=lead, role="lead")
     StudyMemberFactory(study=three_way_study, user=researcher, role="researcher")
@@ -235,15 +241,15 @@ def test_who_sees_final_labels(three_way_study, items, people):
         )
         return {(label.item_id, label.dimension.key) for label in labels}
 
-    final, close = items["final"].pk, items["close"].pk
+    final, close = split_items["final"].pk, split_items["close"].pk
     # Leads see labels as they are decided: the agreed impact of an item still in dispute too.
     assert seen(lead) == {(final, "root-cause"), (final, "impact"), (close, "impact")}
     final_only = {(final, "root-cause"), (final, "impact")}
-    assert seen(researcher) == seen(labelling_lead) == seen(people[0]) == final_only
+    assert seen(researcher) == seen(labelling_lead) == seen(three_annotators[0]) == final_only
     assert seen(other) == set()
 
 
-def test_who_sees_an_items_decisions(three_way_study, items, people):
+def test_who_sees_an_items_decisions(three_way_study, split_items, three_annotators):
     lead, researcher, other = UserFactory(), UserFactory(), UserFactory()
     StudyMemberFactory(study=three_way_study, user=lead, role="lead")
     StudyMemberFactory(study=three_way_study, user=researcher, role="researcher")
@@ -252,11 +258,11 @@ def test_who_sees_an_items_decisions(three_way_study, items, people):
     def sees(user, item):
         return item_decisions_visible(item=item, user=user, access=access(user, three_way_study))
 
-    final, close = items["final"], items["close"]
-    assert [sees(u, final) for u in (lead, researcher, people[0], other)] == [
+    final, close = split_items["final"], split_items["close"]
+    assert [sees(u, final) for u in (lead, researcher, three_annotators[0], other)] == [
         True,
         True,
         True,
         False,
     ]
-    assert [sees(u, close) for u in (lead, researcher, people[0])] == [True, False, False]
+    assert [sees(u, close) for u in (lead, researcher, three_annotators[0])] == [True, False, False]

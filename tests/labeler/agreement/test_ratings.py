@@ -48,7 +48,7 @@ def stage_study():
 
 
 @pytest.fixture
-def people():
+def three_raters():
     return [UserFactory(username=name) for name in ("cleo", "abe", "bea")]
 
 
@@ -66,9 +66,9 @@ def ratings_of(study, names=None):
 
 
 def test_every_submission_is_one_rating_per_dimension(
-    stage_study, people, django_assert_num_queries
+    stage_study, three_raters, django_assert_num_queries
 ):
-    cleo, abe, bea = people
+    cleo, abe, bea = three_raters
     first = label(stage_study, cleo, LEAK)
     label(stage_study, abe, BLOAT)
     label(stage_study, bea, THREADS)
@@ -101,9 +101,9 @@ def test_every_submission_is_one_rating_per_dimension(
 
 
 def test_the_ratings_are_the_labels_as_they_were_when_the_item_first_became_final(
-    stage_study, people
+    stage_study, three_raters
 ):
-    cleo, abe, bea = people
+    cleo, abe, bea = three_raters
     mine = label(stage_study, cleo, LEAK)
     # A revision before the item is final counts.
     assignment_submit(assignment_id=mine.pk, user=cleo, labels=BLOAT)
@@ -140,8 +140,8 @@ def test_imported_labels_are_ratings_like_the_apps(stage_study):
     }
 
 
-def test_pseudonyms_follow_the_order_of_first_submission(stage_study, people):
-    cleo, abe, bea = people
+def test_pseudonyms_follow_the_order_of_first_submission(stage_study, three_raters):
+    cleo, abe, bea = three_raters
     for user in (cleo, abe, bea):
         label(stage_study, user, THREADS)
     assignment = label(stage_study, abe, THREADS)
@@ -152,8 +152,8 @@ def test_pseudonyms_follow_the_order_of_first_submission(stage_study, people):
     assert set(ratings_of(stage_study, names)["root-cause"][assignment.item_id]) == {"A2"}
 
 
-def test_items_are_ordered_by_when_their_last_rating_came_in(stage_study, people):
-    cleo, abe, bea = people
+def test_items_are_ordered_by_when_their_last_rating_came_in(stage_study, three_raters):
+    cleo, abe, bea = three_raters
     label(stage_study, cleo, THREADS)  # item 0
     label(stage_study, abe, THREADS)  # item 0
     second = label(stage_study, cleo, THREADS)  # item 1
@@ -161,9 +161,9 @@ def test_items_are_ordered_by_when_their_last_rating_came_in(stage_study, people
     assert items_in_labelled_order(study=stage_study) == [second.item_id, last.item_id]
 
 
-def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(stage_study, people):
+def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(stage_study, three_raters):
     for labels in ((LEAK, LEAK, BLOAT), (THREADS, THREADS, THREADS)):
-        for user, answer in zip(people, labels, strict=True):
+        for user, answer in zip(three_raters, labels, strict=True):
             label(stage_study, user, answer)
 
     result = study_agreement(study=stage_study, bootstrap=20)
@@ -202,29 +202,29 @@ def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(stage_st
     json.dumps(result)
 
 
-def test_pseudonyms_replace_every_username(stage_study, people):
-    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
+def test_pseudonyms_replace_every_username(stage_study, three_raters):
+    for user, answer in zip(three_raters, (LEAK, BLOAT, THREADS), strict=True):
         label(stage_study, user, answer)
 
     text = json.dumps(study_agreement(study=stage_study, bootstrap=0, pseudonyms=True))
 
-    assert not any(user.username in text for user in people)
+    assert not any(user.username in text for user in three_raters)
     assert '"A1"' in text and '"A3"' in text
 
 
-def test_one_dimension_only(stage_study, people):
-    for user in people:
+def test_one_dimension_only(stage_study, three_raters):
+    for user in three_raters:
         label(stage_study, user, LEAK)
     result = study_agreement(study=stage_study, dimension="impact", bootstrap=0)
     assert [(d["dimension"], d["level"]) for d in result["dimensions"]] == [("impact", "path")]
     assert result["dimensions"][0]["percent_agreement"] == 1.0
 
 
-def test_per_batch(stage_study, people):
+def test_per_batch(stage_study, three_raters):
     StudyItem.objects.filter(study=stage_study, position=1).update(batch=2)
-    for user in people:
+    for user in three_raters:
         label(stage_study, user, LEAK)
-    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
+    for user, answer in zip(three_raters, (LEAK, BLOAT, THREADS), strict=True):
         label(stage_study, user, answer)
 
     result = study_agreement(study=stage_study, by="batch", dimension="root-cause", bootstrap=0)
@@ -237,10 +237,10 @@ def test_per_batch(stage_study, people):
     assert batches[2][1]["items"] == 1
 
 
-def test_per_window_in_the_order_items_were_labelled(stage_study, people):
+def test_per_window_in_the_order_items_were_labelled(stage_study, three_raters):
     answers = [(THREADS, THREADS, THREADS), (LEAK, BLOAT, THREADS), (LEAK, LEAK, LEAK)]
     for labels in answers:
-        for user, answer in zip(people, labels, strict=True):
+        for user, answer in zip(three_raters, labels, strict=True):
             label(stage_study, user, answer)
 
     result = study_agreement(study=stage_study, by="window", window=2, dimension="root-cause")
@@ -254,12 +254,13 @@ def test_per_window_in_the_order_items_were_labelled(stage_study, people):
     assert windows[1]["percent_agreement"] == 1.0
 
 
-def test_the_reasons_leads_gave_are_counted_per_category_in_dispute(stage_study, people):
+def test_the_reasons_leads_gave_are_counted_per_category_in_dispute(stage_study, three_raters):
     lead = UserFactory()
 
     def disputed(labels, reason):
         done = [
-            label(stage_study, user, answer) for user, answer in zip(people, labels, strict=True)
+            label(stage_study, user, answer)
+            for user, answer in zip(three_raters, labels, strict=True)
         ]
         decision = {"value": "memory/leak", "rationale": "see the fix", "reason": reason}
         item_adjudicate(item_id=done[0].item_id, user=lead, decisions={"root-cause": decision})
@@ -298,11 +299,11 @@ def test_a_study_with_no_labels_yet_has_no_figures_and_says_why(stage_study):
     assert impact["notes"]
 
 
-def test_every_figure_of_a_call_shares_one_set_of_draws(stage_study, people):
+def test_every_figure_of_a_call_shares_one_set_of_draws(stage_study, three_raters):
     stage_study.parent_distance = 0.25
     stage_study.save(update_fields=["parent_distance"])
     for labels in ((LEAK, LEAK, BLOAT), (THREADS, THREADS, THREADS), (LEAK, BLOAT, BLOAT)):
-        for user, answer in zip(people, labels, strict=True):
+        for user, answer in zip(three_raters, labels, strict=True):
             label(stage_study, user, answer)
 
     result = study_agreement(study=stage_study, bootstrap=50, seed=4, half_width=0.1)
@@ -330,11 +331,11 @@ def test_every_figure_of_a_call_shares_one_set_of_draws(stage_study, people):
     json.dumps(result, allow_nan=False)
 
 
-def test_each_batch_after_the_first_has_its_change_from_paired_draws(stage_study, people):
+def test_each_batch_after_the_first_has_its_change_from_paired_draws(stage_study, three_raters):
     StudyItem.objects.filter(study=stage_study, position=1).update(batch=2)
-    for user in people:
+    for user in three_raters:
         label(stage_study, user, LEAK)
-    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
+    for user, answer in zip(three_raters, (LEAK, BLOAT, THREADS), strict=True):
         label(stage_study, user, answer)
 
     result = study_agreement(study=stage_study, by="batch", dimension="root-cause", bootstrap=40)
@@ -348,10 +349,10 @@ def test_each_batch_after_the_first_has_its_change_from_paired_draws(stage_study
     json.dumps(result, allow_nan=False)
 
 
-def test_windows_of_every_dimension_share_one_set_of_draws(stage_study, people):
+def test_windows_of_every_dimension_share_one_set_of_draws(stage_study, three_raters):
     answers = [(THREADS, THREADS, THREADS), (LEAK, BLOAT, THREADS), (LEAK, LEAK, LEAK)]
     for labels in answers:
-        for user, answer in zip(people, labels, strict=True):
+        for user, answer in zip(three_raters, labels, strict=True):
             label(stage_study, user, answer)
 
     result = study_agreement(study=stage_study, by="window", window=2, bootstrap=30, seed=3)
