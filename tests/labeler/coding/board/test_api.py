@@ -6,7 +6,6 @@ from rest_framework.test import APIClient
 
 from labeler.coding.board.boards import board_revision_start
 from labeler.coding.board.themes import theme_create
-from labeler.common.roles import Role
 from labeler.models import Code, CodeUse, StudyMember, Theme
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
@@ -14,18 +13,6 @@ from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
 pytestmark = pytest.mark.django_db
 
 ROLES = ["annotator", "other_annotator", "lead", "researcher", "outsider", "anonymous", "staff"]
-
-
-@pytest.fixture
-def board_people(make_user):
-    return {
-        "annotator": make_user(Role.ANNOTATOR, username="ann"),
-        "other_annotator": make_user(Role.ANNOTATOR, username="ann3"),
-        "lead": make_user(Role.LEAD, username="lead"),
-        "researcher": make_user(Role.RESEARCHER, username="res"),
-        "outsider": make_user(Role.ANNOTATOR, username="outsider"),
-        "staff": make_user(Role.ADMIN, username="admin"),
-    }
 
 
 @pytest.fixture
