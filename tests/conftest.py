@@ -8,6 +8,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from labeler.common.roles import Role, user_grant_role
+from tests.fakegithub.fixtures import fake_github  # noqa: F401 (fixture)
 from tests.labeler.factories import TEST_PASSWORD, UserFactory
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

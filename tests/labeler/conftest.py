@@ -1,9 +1,11 @@
-"""A running study with one member of each role (`study`; `open_study` for open coding), and
-someone outside it."""
+"""A running study with one member of each role (`study`; `open_study` for open coding),
+someone outside it, and the set-ups several folders of tests/labeler share (the study an export
+meets, tests.labeler.exported_study's `labelled_study`, among them)."""
 
 import pytest
 
 from labeler.common.roles import Role
+from tests.labeler.exported_study import labelled_study  # noqa: F401 (fixture)
 from tests.labeler.factories import (
     LabellingStudyFactory,
     OpenStudyFactory,
@@ -13,6 +15,7 @@ from tests.labeler.factories import (
 from tests.labeler.final_labels import decided_study
 from tests.labeler.role_calls import call, items, other_annotator, staff  # noqa: F401 (fixtures)
 from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
+from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
 
@@ -36,6 +39,21 @@ def open_study(annotator, lead, researcher):
     for user, role in ((annotator, "annotator"), (lead, "lead"), (researcher, "researcher")):
         StudyMemberFactory(study=study, user=user, role=role)
     return study
+
+
+@pytest.fixture
+def frame_reports():
+    """300 reports to draw studies from: pytorch/pytorch#1-200 and tensorflow/tensorflow#201-300,
+    a third of them open."""
+    torch = RepositoryFactory(owner="pytorch", name="pytorch")
+    tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
+    for number in range(1, 301):
+        BugReportFactory(
+            repository=torch if number <= 200 else tf,
+            number=number,
+            state="closed" if number % 3 else "open",
+        )
+    return torch, tf
 
 
 @pytest.fixture

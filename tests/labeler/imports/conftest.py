@@ -1,9 +1,7 @@
-"""The study with every kind of item an export meets (tests.labeler.exported_study), and the
-study a label sheet is imported into (`sheet_study`)."""
+"""The study a label sheet is imported into."""
 
 import pytest
 
-from tests.labeler.exported_study import labelled_study  # noqa: F401 (fixture)
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
