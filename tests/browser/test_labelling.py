@@ -20,7 +20,7 @@ FIRST_NOTE = "FIRST-ANNOTATOR-PRIVATE-NOTE"
 
 
 @pytest.fixture
-def study(make_study):
+def labelling_study(make_study):
     reports = [
         BugReportFactory(title="Memory grows every epoch", body=HOSTILE_BODY),
         BugReportFactory(title="Data loader threads deadlock"),
@@ -33,7 +33,9 @@ def study(make_study):
     )
 
 
-def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, annotator, study):
+def test_annotator_labels_three_items_with_the_keyboard_only(
+    wide, sign_in, annotator, labelling_study
+):
     page = wide
     sign_in(annotator)
     page.goto("/studies/perf/label/")
@@ -140,10 +142,11 @@ def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, anno
 
 
 def test_second_annotator_gets_the_same_items_and_never_sees_the_first_ones_labels(
-    page, sign_in, annotator, second, study
+    page, sign_in, annotator, add_second_annotator, labelling_study
 ):
+    second = add_second_annotator(labelling_study)
     for _ in range(3):
-        held = assignment_next(study=study, user=annotator)
+        held = assignment_next(study=labelling_study, user=annotator)
         assignment_submit(
             assignment_id=held.pk,
             user=annotator,
@@ -211,9 +214,9 @@ def test_second_annotator_gets_the_same_items_and_never_sees_the_first_ones_labe
 
 
 def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
-    page, sign_in, annotator, lead, study
+    page, sign_in, annotator, lead, labelling_study
 ):
-    StudyMemberFactory(study=study, user=lead, role="lead")
+    StudyMemberFactory(study=labelling_study, user=lead, role="lead")
     sign_in(annotator)
     page.goto("/studies/perf/label/")
     wait_for_item(page, "Memory grows every epoch")
@@ -252,7 +255,7 @@ def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
 
 
 def test_a_pull_request_never_imported_claims_no_state_and_links_to_github(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, labelling_study
 ):
     report = BugReport.objects.get(title="Memory grows every epoch")
     report.repository.html_url = ""
@@ -283,7 +286,7 @@ def test_a_pull_request_never_imported_claims_no_state_and_links_to_github(
 
 
 def test_the_report_comes_with_the_item_and_is_read_again_only_to_revise(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, labelling_study
 ):
     reads = []
     page.on(
@@ -305,12 +308,12 @@ def test_the_report_comes_with_the_item_and_is_read_again_only_to_revise(
     wait_for_item(page, "Memory grows every epoch")
     expect(page.get_by_test_id("revising")).to_be_visible()
     assert [url.split("/studies/perf")[1] for url in reads] == [
-        f"/items/{study.items.get(report__title='Memory grows every epoch').pk}/report/"
+        f"/items/{labelling_study.items.get(report__title='Memory grows every epoch').pk}/report/"
     ]
 
 
 def test_a_fix_commit_without_its_patches_asks_for_them_through_the_item_report(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, labelling_study
 ):
     report = BugReport.objects.get(title="Memory grows every epoch")
     commit = report.fix_links.exclude(commit=None).get().commit
@@ -318,7 +321,7 @@ def test_a_fix_commit_without_its_patches_asks_for_them_through_the_item_report(
     Commit.objects.filter(pk=commit.pk).update(
         files=[], files_fetched=False, files_requested_at=timezone.now()
     )
-    item = study.items.get(report=report)
+    item = labelling_study.items.get(report=report)
     sign_in(annotator)
 
     with page.expect_response(lambda r: r.url.endswith(f"/items/{item.pk}/report/")) as asked:

@@ -85,7 +85,7 @@ def percentiles(values: np.ndarray) -> list[float]:
 
 
 class TestBootstrapAgainstAReference:
-    def study(self, items: int, seed: int, complete: bool) -> dict:
+    def ratings_world(self, items: int, seed: int, complete: bool) -> dict:
         rng = np.random.default_rng(seed)
         ratings = {}
         for item in range(items):
@@ -102,7 +102,7 @@ class TestBootstrapAgainstAReference:
         """The same resamples of items, given item by item: our intervals (a multinomial
         over rating patterns) equal the percentiles of the reference libraries' values
         (krippendorff, scikit-learn, statsmodels on complete data) on each resample."""
-        ratings = self.study(120, 4, complete)
+        ratings = self.ratings_world(120, 4, complete)
         codes, categories, names = codes_from_ratings(ratings)
         indices = np.random.default_rng(9).integers(0, len(codes), size=(200, len(codes)))
         draws = draws_from_indices(np.arange(len(codes)), indices)
@@ -144,7 +144,7 @@ class TestBootstrapAgainstAReference:
                 assert ci[0] == pytest.approx(row["kappa"], abs=1e-9)
 
     def test_seed_and_draws_are_stated_and_repeatable(self):
-        ratings = self.study(200, 1, False)
+        ratings = self.ratings_world(200, 1, False)
         first = agreement(ratings, bootstrap=300, seed=5)
         assert first["bootstrap"]["draws"] == 300 and first["bootstrap"]["seed"] == 5
         assert "percentile bootstrap over items" in first["bootstrap"]["method"]
