@@ -397,7 +397,7 @@ def disagreement_after(*, entries: list[QueueEntry], after: int | None = None) -
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:
     """Every decision and reopening on the item's final labels, oldest first, each as it was
     when made: its dimension's key and name, and each value's category name, those of the
-    codebook version it was decided under (a codebook migration since moves the study to
+    codebook version it was decided under (a codebook revision since moves the study to
     another version, but a version a study pinned is frozen, so its names never change)."""
     events = list(
         FinalLabelEvent.objects.filter(item=item)

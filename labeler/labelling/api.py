@@ -144,7 +144,7 @@ class NextItemSerializer(serializers.Serializer):
         help_text="Open coding: the assignment's codes, {dimension key: [codes as written]}."
     )
     relabel = serializers.JSONField(
-        help_text="A submission of yours a codebook migration flagged for re-labelling (its "
+        help_text="A submission of yours a codebook revision flagged for re-labelling (its "
         "labels, note and version: the assignment's own endpoint): {dimension key: {was: [old "
         "key paths], into: {old path: [new paths]}, suggested: [new paths]}}, what to label "
         "again; empty for an item handed out."
@@ -350,7 +350,7 @@ class StudyLabellingViewSet(viewsets.ViewSet):
     )
     def next(self, request, slug: str):
         """Hold the next item for you to label (the one you already hold comes back first,
-        then a submission of yours a codebook migration flagged: `relabel` says what to
+        then a submission of yours a codebook revision flagged: `relabel` says what to
         label again; submitting it clears the flag).
 
         Nothing free now: 204 when nothing can come back to you; else 200 with `assignment`

@@ -81,7 +81,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     """The item `user` should label next, held for them; None when nothing is left for them.
 
     An item the user already holds comes back first (a reload does not lose it); then a
-    submission of theirs that a codebook migration flagged for re-labelling (its item not
+    submission of theirs that a codebook revision flagged for re-labelling (its item not
     final), to revise (its `relabel` says what to label again). Otherwise: the first item
     in the study's order that still needs annotations, that the user has not held,
     submitted or skipped, and that no other request is handing out at this moment.
@@ -113,7 +113,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
 # indexes, so the sweep runs only when there is something to sweep. Plain SQL, as the ORM
 # takes ten times longer to build it than the database to answer.
 #
-# After the hold, a submission a codebook migration flagged for re-labelling, on an item not
+# After the hold, a submission a codebook revision flagged for re-labelling, on an item not
 # final (labeler.revisions.services): it comes back before any new item.
 PROBE_SQL = """
 SELECT
@@ -591,7 +591,7 @@ WITH counted AS (
     WHERE item.id = %(item)s
       AND item.adjudicated_at IS NULL
       AND (NOT %(reclaim)s OR item.claimed < item.needed)
-      -- The labels were checked against this codebook version: a codebook migration
+      -- The labels were checked against this codebook version: a codebook revision
       -- committed since (seen by this statement's fresh snapshot) refuses them.
       AND EXISTS (SELECT 1 FROM labeler_study study
                   WHERE study.id = item.study_id AND study.codebook_id = %(codebook)s)

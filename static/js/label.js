@@ -250,7 +250,7 @@ function lacksPatches(report) {
   });
 }
 
-// A submission a codebook migration flagged: what the annotator had on each dimension to
+// A submission a codebook revision flagged: what the annotator had on each dimension to
 // label again, and what those categories became, as context (never chosen for them).
 function showRelabel(relabel) {
   const box = byId("relabel");

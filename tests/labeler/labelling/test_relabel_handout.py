@@ -7,7 +7,7 @@ from labeler.adjudication.services import item_adjudicate
 from labeler.labelling.selectors import study_items_waiting
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Assignment, StudyItem
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from taxonomy.services import codebook_freeze
 from tests.labeler.calls import client_for, next_item
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 def migrated_with_new_item(annotator, ann2, lead):
     study = labelled_study(annotator=annotator, second=ann2, lead=lead)
     StudyItemFactory(study=study, position=10)  # a new item, still to hand out
-    study_codebook_migrate(study=study, codebook=revise_v2(study.codebook), user=lead)
+    study_revise(study=study, codebook=revise_v2(study.codebook), user=lead)
     study.refresh_from_db()
     codebook_freeze(codebook=study.codebook)
     return study

@@ -6,7 +6,7 @@ import pytest
 from labeler.agreement.ratings import annotator_names, study_agreement, study_ratings
 from labeler.common.scheme import study_scheme
 from labeler.labelling.services import assignment_submit
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def ratings(study):
 @pytest.fixture
 def migrated_to_v2(annotator, ann2, lead):
     study = labelled_study(annotator=annotator, second=ann2, lead=lead)
-    study_codebook_migrate(study=study, codebook=revise_v2(study.codebook), user=lead)
+    study_revise(study=study, codebook=revise_v2(study.codebook), user=lead)
     study.refresh_from_db()
     return study
 

@@ -12,8 +12,8 @@ from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import _FROZEN_SCHEMES, study_scheme
 from labeler.labelling import api as labelling_api
 from labeler.models import AnnotationVersion, Board, CodebookMigration, Study
-from labeler.revisions import services as migration_service
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions import services as revision_services
+from labeler.revisions.services import study_revise
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
 from tests.labeler.board_factories import BoardFactory, OpenStudyFactory, open_study_with_items
@@ -124,7 +124,7 @@ def test_next_answers_a_re_label_item_with_the_new_versions_dimensions(
     monkeypatch.setattr(labelling_api, "study_get_for_user", study_read_then_wait)
     threads, responses = in_threads(lambda: client_for(annotator).post(NEXT))
     assert study_read.wait(timeout=60)
-    study_codebook_migrate(
+    study_revise(
         study=labelled_with_v2, codebook=Codebook.objects.get(key="perf", version="2.0"), user=lead
     )
     _FROZEN_SCHEMES[labelled_with_v2.pk] = old_scheme
@@ -178,21 +178,19 @@ def test_next_that_waited_for_a_migration_hands_out_a_new_item_in_the_new_versio
         study=Study.objects.select_related("codebook").get(pk=labelled_with_v2.pk)
     )
     # As in every server process but the one that migrated: the old scheme stays loaded.
-    monkeypatch.setattr(migration_service, "scheme_forget", lambda **kwargs: None)
+    monkeypatch.setattr(revision_services, "scheme_forget", lambda **kwargs: None)
     locked, go = threading.Event(), threading.Event()
-    plan = migration_service.study_codebook_migration_plan
+    plan = revision_services.study_revision_plan
 
     def plan_once_the_items_are_locked(**kwargs):
         locked.set()
         assert go.wait(timeout=60)
         return plan(**kwargs)
 
-    monkeypatch.setattr(
-        migration_service, "study_codebook_migration_plan", plan_once_the_items_are_locked
-    )
+    monkeypatch.setattr(revision_services, "study_revision_plan", plan_once_the_items_are_locked)
     target = Codebook.objects.get(key="perf", version="2.0")
     migrating, _ = in_threads(
-        lambda: study_codebook_migrate(study=labelled_with_v2, codebook=target, user=lead)
+        lambda: study_revise(study=labelled_with_v2, codebook=target, user=lead)
     )
     assert locked.wait(timeout=60)
     asking, responses = in_threads(lambda: client_for(newcomer).post(NEXT))

@@ -5,7 +5,7 @@ the item's history page and in `GET /api/items/{id}/decisions/`."""
 import pytest
 from rest_framework.test import APIClient
 
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from taxonomy.models import Category
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
@@ -20,7 +20,7 @@ def migrated_decision(annotator, ann2, lead):
     Category.objects.filter(dimension__codebook=study.codebook, path="memory/bloat").update(
         name="Bloat, as v1 named it"
     )
-    study_codebook_migrate(study=study, codebook=revise_v2(study.codebook), user=lead)
+    study_revise(study=study, codebook=revise_v2(study.codebook), user=lead)
     return study, study.items.order_by("position")[1]
 
 

@@ -18,7 +18,7 @@ from labeler.models import (
     FinalLabelEvent,
     StudyItem,
 )
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from taxonomy.services import codebook_freeze
 from tests.labeler.codebook_revisions import labelled_study, revise_v2, revise_v3
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory, labelling_codebook
@@ -44,7 +44,7 @@ def current(item, user):
 def test_a_dry_run_counts_and_writes_nothing(labelled_v1, lead):
     v2 = revise_v2(labelled_v1.codebook)
     before = list(Annotation.objects.values_list("pk", "values"))
-    outcome = study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead, dry_run=True)
+    outcome = study_revise(study=labelled_v1, codebook=v2, user=lead, dry_run=True)
     assert outcome.record is None
     assert outcome.counts == {
         # Root cause on all 8 assignments, impact on the 6 that chose one; the three on
@@ -69,7 +69,7 @@ def test_carried_labels_move_into_the_new_version_with_a_version_in_history(
     labelled_v1, annotator, lead
 ):
     v2 = revise_v2(labelled_v1.codebook)
-    outcome = study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    outcome = study_revise(study=labelled_v1, codebook=v2, user=lead)
     labelled_v1.refresh_from_db()
     assert labelled_v1.codebook == v2
     v2.refresh_from_db()
@@ -99,7 +99,7 @@ def test_carried_labels_move_into_the_new_version_with_a_version_in_history(
 
 def test_labels_on_a_split_category_are_flagged_and_taken_off(labelled_v1, annotator, lead):
     v2 = revise_v2(labelled_v1.codebook)
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     third = items(labelled_v1)[2]
     assert current(third, annotator) == {}
     assignment = Assignment.objects.get(item=third, annotator=annotator)
@@ -119,7 +119,7 @@ def test_labels_on_a_split_category_are_flagged_and_taken_off(labelled_v1, annot
 
 def test_final_labels_carry_over_or_reopen_for_adjudication(labelled_v1, lead):
     v2 = revise_v2(labelled_v1.codebook)
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     first, _, third, fourth = items(labelled_v1)
     assert dict(first.final_labels.values_list("dimension__key", "values")) == {
         "root-cause": ["memory/leak"],
@@ -148,7 +148,7 @@ def test_final_labels_carry_over_or_reopen_for_adjudication(labelled_v1, lead):
 def test_after_the_migration_submissions_take_the_new_version(labelled_v1, annotator, lead):
     v2 = revise_v2(labelled_v1.codebook)
     StudyItemFactory(study=labelled_v1, position=10)
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     held = assignment_next(study=labelled_v1, user=annotator)
     with pytest.raises(ValidationError, match="no category 'memory/bloat'"):
         assignment_submit(
@@ -168,7 +168,7 @@ def test_a_scheme_another_process_loaded_before_the_migration_is_not_used_after(
     assert old.key is not None
     v2 = revise_v2(labelled_v1.codebook)
     StudyItemFactory(study=labelled_v1, position=10)
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     labels._FROZEN_SCHEMES[labelled_v1.pk] = old  # as another process still holds it
     held = assignment_next(study=labelled_v1, user=annotator)
     submitted = assignment_submit(
@@ -185,7 +185,7 @@ def test_a_submission_checked_against_the_old_version_is_refused_after_the_migra
     codebook_freeze(codebook=labelled_v1.codebook)
     old = study_scheme(study=labelled_v1)
     first = Assignment.objects.get(item=items(labelled_v1)[3], annotator=annotator)
-    study_codebook_migrate(study=labelled_v1, codebook=revise_v2(labelled_v1.codebook), user=lead)
+    study_revise(study=labelled_v1, codebook=revise_v2(labelled_v1.codebook), user=lead)
     with pytest.raises(ValidationError, match=r"the study moved to version 2\.0 of its codebook"):
         assignment_submit(
             assignment_id=first.pk,
@@ -202,7 +202,7 @@ def test_a_submission_checked_against_the_old_version_is_refused_after_the_migra
 
 def test_a_study_two_revisions_behind_moves_along_both_mappings(labelled_v1, annotator, lead):
     v3 = revise_v3(revise_v2(labelled_v1.codebook))
-    outcome = study_codebook_migrate(study=labelled_v1, codebook=v3, user=lead)
+    outcome = study_revise(study=labelled_v1, codebook=v3, user=lead)
     assert current(items(labelled_v1)[0], annotator) == {
         "root-cause": ["memory/retention"],
         "impact": ["cost"],
@@ -212,8 +212,8 @@ def test_a_study_two_revisions_behind_moves_along_both_mappings(labelled_v1, ann
 
 def test_a_second_migration_leaves_labels_still_to_relabel_flagged(labelled_v1, annotator, lead):
     v2 = revise_v2(labelled_v1.codebook)
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
-    study_codebook_migrate(study=labelled_v1, codebook=revise_v3(v2), user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=revise_v3(v2), user=lead)
     assignment = Assignment.objects.get(item=items(labelled_v1)[2], annotator=annotator)
     assert set(assignment.relabel) == {"root-cause"}
     assert assignment.versions.latest("number").changes == {
@@ -223,18 +223,18 @@ def test_a_second_migration_leaves_labels_still_to_relabel_flagged(labelled_v1, 
 
 def test_the_same_version_is_refused(labelled_v1, lead):
     with pytest.raises(ValidationError, match=r"on perf v1\.0 already"):
-        study_codebook_migrate(study=labelled_v1, codebook=labelled_v1.codebook, user=lead)
+        study_revise(study=labelled_v1, codebook=labelled_v1.codebook, user=lead)
 
 
 def test_a_version_that_does_not_derive_from_the_study_s_is_refused(labelled_v1, lead):
     other = labelling_codebook(key="other")
     with pytest.raises(ValidationError, match="does not derive from the study's version"):
-        study_codebook_migrate(study=labelled_v1, codebook=revise_v2(other), user=lead)
+        study_revise(study=labelled_v1, codebook=revise_v2(other), user=lead)
     v2 = revise_v2(labelled_v1.codebook)
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     labelled_v1.refresh_from_db()
     with pytest.raises(ValidationError, match="does not derive"):
-        study_codebook_migrate(
+        study_revise(
             study=labelled_v1, codebook=type(v2).objects.get(key="perf", version="1.0"), user=lead
         )
 
@@ -246,9 +246,9 @@ def test_items_held_right_now_hold_the_migration_back(labelled_v1, lead, make_us
     held = assignment_next(study=labelled_v1, user=third)
     v2 = revise_v2(labelled_v1.codebook)
     with pytest.raises(ValidationError, match="1 item\\(s\\) of study 'perf' are held"):
-        study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+        study_revise(study=labelled_v1, codebook=v2, user=lead)
     assert CodebookMigration.objects.count() == 0
     # An expired hold does not count.
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(days=1))
-    study_codebook_migrate(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     assert CodebookMigration.objects.count() == 1
