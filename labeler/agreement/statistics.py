@@ -28,9 +28,10 @@ Methods (q = the number of distinct values observed, r_i = ratings of item i):
   for single-select dimensions and MASI for multi-select ones.
 - Intervals (labeler.agreement.intervals): every coefficient, each pair's kappa and each
   category's kappa has a 95% percentile bootstrap interval over items, from one seeded set
-  of draws shared by every figure of a run; percent agreement, Fleiss' kappa and AC1 also
-  Gwet's analytic one, each pair's kappa that of Fleiss, Cohen & Everitt. alpha_ci95 is
-  alpha's bootstrap interval.
+  of draws shared by every figure of a run; percent agreement, Fleiss' kappa and AC1, and
+  each category's one-vs-rest kappa, percent agreement and AC1, also Gwet's analytic one
+  (Student's t with n - 1 degrees of freedom, as irrCAC), each pair's kappa that of Fleiss,
+  Cohen & Everitt. alpha_ci95 is alpha's bootstrap interval.
 - Hierarchy alpha (labeler.agreement.hierarchy): on nested single-select paths, alpha with
   a distance that gives partial credit to two paths under one top category.
 - Per category: how many ratings used it, by annotator, and its one-vs-rest kappa: the
@@ -57,7 +58,7 @@ of the scale each band comes from), "alpha_distance"
 interval), "intervals" ({coefficient: {method: interval}}, methods "bootstrap" and "gwet"),
 "interval_methods" (what each method is) and "hierarchy_alpha" (None unless asked for on
 nested paths). Each pair in "cohen_kappa_pairs" and each row of "per_category" has its
-"intervals" too.
+"intervals" too (a category's kappa, percent agreement and AC1 by "bootstrap" and "gwet").
 
 Multi-select dimensions (values are frozensets of category paths): percent agreement, both
 kappas, AC1 and the confusion matrices treat an annotator's whole set as one nominal value
@@ -76,6 +77,7 @@ import numpy as np
 from labeler.agreement import hierarchy
 from labeler.agreement.intervals import (
     ANALYTIC,
+    CATEGORY_ANALYTIC,
     COEFFICIENTS,
     METHODS,
     PER_CATEGORY,
@@ -571,8 +573,11 @@ def _intervals(
         if bootstrapped and estimate is not None:
             entry["bootstrap"] = summary(on_draws.coefficients[name], estimate)
         if name in ANALYTIC:
-            se = on_draws.analytic_se[name] if on_draws is not None else None
-            entry["gwet"] = analytic(estimate, se)
+            entry["gwet"] = (
+                None
+                if on_draws is None
+                else analytic(estimate, on_draws.analytic_se[name], on_draws.items)
+            )
         found[name] = entry
     alpha = found["krippendorff_alpha"]["bootstrap"]
     if alpha is not None and alpha["undefined_draws"]:
@@ -601,6 +606,14 @@ def _intervals(
                 if bootstrapped
                 else None
             }
+            if name in CATEGORY_ANALYTIC.values():
+                row["intervals"][key]["gwet"] = (
+                    None
+                    if on_draws is None
+                    else analytic(
+                        estimate, on_draws.category_analytic_se[name][index], on_draws.items
+                    )
+                )
     return found
 
 
