@@ -31,6 +31,11 @@ study_patterns = [
     path("studies/<slug:slug>/analysis/", analysis.study_analysis, name="analysis"),
     path("studies/<slug:slug>/agreement/", agreement.study_agreement_page, name="agreement"),
     path(
+        "studies/<slug:slug>/agreement/plan/",
+        agreement.double_coding_plan_page,
+        name="agreement-plan",
+    ),
+    path(
         "studies/<slug:slug>/agreement/parent-distance/",
         agreement.study_parent_distance,
         name="agreement-parent-distance",
