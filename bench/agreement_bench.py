@@ -12,7 +12,8 @@ each item unrated with probability 0.1. The ratings are submissions as the app s
 Prints, each the median of --repeat runs: the command end to end (database read, every
 figure at both levels and the hierarchy alpha (path distance), each with its 95% interval
 from one shared set of 1,000 bootstrap draws, Gwet's analytic intervals, the JSON), the
-number of intervals the JSON holds, the database read
+number of intervals the JSON holds (and a digest of the JSON: two runs with the same digest
+printed every figure alike), the database read
 alone, the statistics alone per level, and, in the same run, the reference library's
 krippendorff.alpha on the same data. The process is pinned to one core (PostgreSQL answers
 the read from its own process); the 1-minute load average is printed, as other work on the
@@ -24,6 +25,7 @@ It needs PostgreSQL on 127.0.0.1 as user postgres, and krippendorff (a dev depen
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import os
@@ -283,7 +285,10 @@ def measure(args) -> None:
             f"{reference_alpha:.6f}), CI {result['alpha_ci95'][0]:.4f}.."
             f"{result['alpha_ci95'][1]:.4f}"
         )
-    print(f"  JSON printed: {len(printed):,} characters")
+    print(
+        f"  JSON printed: {len(printed):,} characters, sha256"
+        f" {hashlib.sha256(printed.encode()).hexdigest()[:16]} (equal digests: equal figures)"
+    )
 
 
 def count_intervals(value) -> int:

@@ -14,7 +14,7 @@ from labeler.items.api import StudyItemViewSet
 from labeler.labelling.annotations_api import AnnotationViewSet
 from labeler.labelling.api import AssignmentViewSet, PingView, StudyLabellingViewSet
 from labeler.members.api import StudyInvitationViewSet, StudyMemberViewSet
-from labeler.revisions import api as codebook_migration
+from labeler.revisions import api as revisions
 from labeler.screening import api as screening_api
 from labeler.studies.api import StudyViewSet
 
@@ -66,7 +66,7 @@ urlpatterns = [
     *coding.urlpatterns,
     *adjudication.urlpatterns,
     *export.urlpatterns,
-    *codebook_migration.urlpatterns,
+    *revisions.urlpatterns,
     *board.urlpatterns,
     *label_imports.urlpatterns,
     *screening_api.urlpatterns,

@@ -13,7 +13,7 @@ from labeler.imports import views as imports
 from labeler.items import views as items
 from labeler.labelling import views as labelling
 from labeler.members import views as members
-from labeler.revisions import views as codebook_migration
+from labeler.revisions import views as revisions
 from labeler.screening import views as screening
 from labeler.studies import views as studies
 
@@ -30,6 +30,11 @@ study_patterns = [
     path("studies/<slug:slug>/items/", items.study_items, name="items"),
     path("studies/<slug:slug>/analysis/", analysis.study_analysis, name="analysis"),
     path("studies/<slug:slug>/agreement/", agreement.study_agreement_page, name="agreement"),
+    path(
+        "studies/<slug:slug>/agreement/plan/",
+        agreement.double_coding_plan_page,
+        name="agreement-plan",
+    ),
     path(
         "studies/<slug:slug>/agreement/parent-distance/",
         agreement.study_parent_distance,
@@ -49,7 +54,7 @@ study_patterns = [
     path("studies/<slug:slug>/policy/", adjudication.study_policy, name="policy"),
     path(
         "studies/<slug:slug>/codebook/<codebook:version>/",
-        codebook_migration.codebook_migration_page,
+        revisions.revision_page,
         name="codebook-migrate",
     ),
     path("studies/<slug:slug>/board/", board.board_page, name="board"),

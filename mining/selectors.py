@@ -176,6 +176,10 @@ def report_list() -> QuerySet[BugReport]:
     return BugReport.objects.select_related("repository").defer("raw", "body")
 
 
+# The order pages show a report's fix links in: strong evidence first.
+FIX_LINK_ORDER = ("strength", "evidence", "target")
+
+
 def report_for_reading(report_id: int) -> BugReport:
     """A report with its comments and fix links (commit, pull request) loaded, for display."""
     return (
@@ -186,7 +190,7 @@ def report_for_reading(report_id: int) -> BugReport:
                 "fix_links",
                 queryset=FixLink.objects.select_related(
                     "commit", "pull_request__repository"
-                ).order_by("strength", "evidence", "target"),
+                ).order_by(*FIX_LINK_ORDER),
             ),
         )
         .get(pk=report_id)
@@ -227,31 +231,56 @@ def import_job_stall_note(job: ImportJob, *, now: dt.datetime | None = None) -> 
     return note + "Cancel, then Re-run, to go on now (the pages stored so far are kept)."
 
 
-# The fields report_for_labelling gives, in REPORT_SQL's order.
+# The report's own fields report_for_labelling gives, in REPORT_SQL's order: every field of
+# mining.serializers.ReportDetailSerializer that is a column of the report.
 REPORT_FIELDS = [
     "id",
     "number",
     "title",
     "body",
     "state",
-    "labels",
+    "state_reason",
     "author_login",
+    "labels",
     "created_at",
+    "updated_at",
     "closed_at",
-    "has_fix",
+    "comment_count",
     "html_url",
+    "milestone",
+    "reactions",
+    "is_performance_candidate",
+    "is_accuracy_candidate",
+    "is_non_bug",
+    "candidate_rules",
+    "has_fix",
+    "fix_hours",
+    "fix_size",
+    "first_comment_hours",
+    "commenter_count",
+    "participant_count",
+]
+_JSON_FIELDS = [
+    name for name in REPORT_FIELDS if name in ("labels", "reactions", "candidate_rules")
 ]
 # Plain SQL: a labelling page asks for a report on every item, and the ORM takes longer to
 # build the query and its objects than the database to answer.
 REPORT_SQL = """
-SELECT report.id, report.number, report.title, report.body, report.state, report.labels,
-       report.author_login, report.created_at, report.closed_at, report.has_fix,
-       report.html_url, repository.full_name,
+SELECT report.id, report.number, report.title, report.body, report.state, report.state_reason,
+       report.author_login, report.labels, report.created_at, report.updated_at,
+       report.closed_at, report.comment_count, report.html_url, report.milestone,
+       report.reactions, report.is_performance_candidate, report.is_accuracy_candidate,
+       report.is_non_bug, report.candidate_rules, report.has_fix, report.fix_hours,
+       report.fix_size, report.first_comment_hours, report.commenter_count,
+       report.participant_count,
+       repository.full_name,
        (SELECT COALESCE(json_agg(json_build_object(
-                   'author_login', comment.author_login, 'body', comment.body,
-                   'created_at', comment.created_at
+                   'github_id', comment.github_id, 'author_login', comment.author_login,
+                   'body', comment.body, 'created_at', comment.created_at,
+                   'updated_at', comment.updated_at
                ) ORDER BY comment.created_at, comment.github_id), '[]')
-        FROM mining_comment comment WHERE comment.report_id = report.id)
+        FROM mining_comment comment WHERE comment.report_id = report.id),
+       EXISTS (SELECT 1 FROM mining_fixlink link WHERE link.report_id = report.id)
 FROM mining_bugreport report
 JOIN mining_repository repository ON repository.id = report.repository_id
 WHERE report.id = %s
@@ -260,21 +289,40 @@ WHERE report.id = %s
 
 def report_for_labelling(*, report_id: int) -> dict:
     """The report with its comments (oldest first) as plain values, in one query: REPORT_FIELDS,
-    its repository's OWNER/NAME and the comments' author, body and time; nothing more (the raw
+    its repository's OWNER/NAME, the comments' GitHub id, author, body and times, and
+    `fix_linked`, whether it has fix links (report_fix_links reads them); nothing more (the raw
     GitHub payload stays in the database)."""
     with connection.cursor() as cursor:
         cursor.execute(REPORT_SQL, [report_id])
         row = cursor.fetchone()
     if row is None:
         raise BugReport.DoesNotExist(f"no report {report_id}")
-    *fields, repository, comments = row
+    *fields, repository, comments, fix_linked = row
     report = dict(zip(REPORT_FIELDS, fields, strict=True))
     # Django leaves jsonb to its field to decode (the comments are plain json).
-    labels = BugReport._meta.get_field("labels")
-    report["labels"] = labels.from_db_value(report["labels"], None, connection)
+    for name in _JSON_FIELDS:
+        field = BugReport._meta.get_field(name)
+        report[name] = field.from_db_value(report[name], None, connection)
     for comment in comments:
-        comment["created_at"] = dt.datetime.fromisoformat(comment["created_at"])
-    return {"id": report.pop("id"), "repository": repository, **report, "comments": comments}
+        for name in ("created_at", "updated_at"):
+            if comment[name] is not None:
+                comment[name] = dt.datetime.fromisoformat(comment[name])
+    return {
+        "id": report.pop("id"),
+        "repository": repository,
+        **report,
+        "comments": comments,
+        "fix_linked": fix_linked,
+    }
+
+
+def report_fix_links(*, report_id: int) -> QuerySet[FixLink]:
+    """A report's fix links with their commit and pull request, in the order pages show them."""
+    return (
+        FixLink.objects.filter(report_id=report_id)
+        .select_related("commit", "pull_request__repository")
+        .order_by(*FIX_LINK_ORDER)
+    )
 
 
 def reports_filtered(

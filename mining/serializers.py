@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from mining.markdown import render_markdown
 from mining.models import BugReport, Comment, Commit, FixLink, ImportJob, PullRequest
-from mining.selectors import import_job_stall_note
+from mining.selectors import import_job_stall_note, report_fix_links, report_for_labelling
 
 WEB_SCHEMES = ("https://", "http://")
 BODY_HTML_HELP = (
@@ -121,6 +121,39 @@ class ReportDetailSerializer(ReportListSerializer):
 
     def get_body_html(self, report: BugReport) -> str:
         return render_markdown(report.body, heading_offset=BODY_HEADING_OFFSET)
+
+
+_api_datetime = serializers.DateTimeField().to_representation
+
+
+def report_reading(*, report_id: int) -> dict:
+    """ReportDetailSerializer's representation of a report, read in one query (two when the
+    report has fix links): what the labelling page gets with each item (`next`) and what the
+    item report of the labelling and adjudication pages answers. Plain values rather than
+    model objects, because a labelling page asks for one on every item; test_serializers holds
+    it to the serializer's output."""
+    report = report_for_labelling(report_id=report_id)
+    fix_linked = report.pop("fix_linked")
+    for name in ("created_at", "updated_at", "closed_at"):
+        report[name] = _api_datetime(report[name]) if report[name] is not None else None
+    report["body_html"] = render_markdown(report["body"], heading_offset=BODY_HEADING_OFFSET)
+    report["comments"] = [
+        {
+            "github_id": comment["github_id"],
+            "author_login": comment["author_login"],
+            "body": comment["body"],
+            "body_html": render_markdown(comment["body"], heading_offset=BODY_HEADING_OFFSET),
+            "created_at": _api_datetime(comment["created_at"]),
+            "updated_at": (_api_datetime(comment["updated_at"]) if comment["updated_at"] else None),
+        }
+        for comment in report["comments"]
+    ]
+    report["fix_links"] = (
+        FixLinkSerializer(report_fix_links(report_id=report_id), many=True).data
+        if fix_linked
+        else []
+    )
+    return {name: report[name] for name in ReportDetailSerializer.Meta.fields}
 
 
 class ReportReadInputSerializer(serializers.Serializer):

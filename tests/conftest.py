@@ -4,9 +4,11 @@ import os
 import shutil
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from labeler.common.roles import Role, user_grant_role
+from tests.fakegithub.fixtures import fake_github  # noqa: F401 (fixture)
 from tests.labeler.factories import TEST_PASSWORD, UserFactory
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -36,6 +38,14 @@ def lead(make_user):
 @pytest.fixture
 def researcher(make_user):
     return make_user(Role.RESEARCHER, username="res")
+
+
+@pytest.fixture
+def lead_client(lead):
+    """A Django test client signed in as `lead`."""
+    client = Client()
+    client.force_login(lead)
+    return client
 
 
 @pytest.fixture

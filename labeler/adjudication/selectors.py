@@ -319,33 +319,13 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
             tuple(by_assignment[a.pk].get(dimension.key, ())) for a in submitted
         ]
     states = dimension_states(state=state, scheme=scheme, majority=study.majority)
-    dimensions = []
-    for dimension, dimension_state in zip(scheme.dimensions, states, strict=True):
-        grouped: dict[tuple, list[str]] = defaultdict(list)
-        for row in annotators:
-            grouped[tuple(row["labels"].get(dimension.key, []))].append(row["annotator"])
-        by_path = scheme.by_path(dimension)
-        chosen = sorted(
-            {path for answer in grouped for path in answer},
-            key=lambda path: by_path[path].position,
+    dimensions = [
+        _dimension_side_by_side(
+            dimension, dimension_state, scheme=scheme, annotators=annotators,
+            final=finals.get(dimension.pk),
         )
-        final = finals.get(dimension.pk)
-        dimensions.append(
-            {
-                "key": dimension.key,
-                "name": dimension.name,
-                "multiple": dimension.multiple,
-                "agreement": dimension_state.kind,
-                "share": round(dimension_state.agreement, 4),
-                "disputed": dimension_state.disputed,
-                "answers": [
-                    {"values": list(answer), "annotators": who}
-                    for answer, who in sorted(grouped.items(), key=lambda g: (-len(g[1]), g[0]))
-                ],
-                "final": _final_json(final) if final else None,
-                "categories": [_category_json(by_path[path]) for path in chosen],
-            }
-        )
+        for dimension, dimension_state in zip(scheme.dimensions, states, strict=True)
+    ]  # fmt: skip
     report = item.report
     return {
         "item": item.pk,
@@ -371,6 +351,36 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
     }
 
 
+def _dimension_side_by_side(
+    dimension, state, *, scheme: Scheme, annotators: list[dict], final: FinalLabel | None
+) -> dict:
+    """One dimension of item_side_by_side: its agreement, the answers grouped with who gave
+    them (most given first), its final label, and the codebook entries of the categories
+    chosen on it."""
+    grouped: dict[tuple, list[str]] = defaultdict(list)
+    for row in annotators:
+        grouped[tuple(row["labels"].get(dimension.key, []))].append(row["annotator"])
+    by_path = scheme.by_path(dimension)
+    chosen = sorted(
+        {path for answer in grouped for path in answer},
+        key=lambda path: by_path[path].position,
+    )
+    return {
+        "key": dimension.key,
+        "name": dimension.name,
+        "multiple": dimension.multiple,
+        "agreement": state.kind,
+        "share": round(state.agreement, 4),
+        "disputed": state.disputed,
+        "answers": [
+            {"values": list(answer), "annotators": who}
+            for answer, who in sorted(grouped.items(), key=lambda g: (-len(g[1]), g[0]))
+        ],
+        "final": _final_json(final) if final else None,
+        "categories": [_category_json(by_path[path]) for path in chosen],
+    }
+
+
 def disagreement_after(*, entries: list[QueueEntry], after: int | None = None) -> QueueEntry | None:
     """The queue's entry to open after item `after` (the one the lead reads): the first one
     behind it in the queue's order, else, wrapping round, the first before it (items the lead
@@ -387,7 +397,7 @@ def disagreement_after(*, entries: list[QueueEntry], after: int | None = None) -
 def final_history(*, item: StudyItem, scheme: Scheme) -> list[dict]:
     """Every decision and reopening on the item's final labels, oldest first, each as it was
     when made: its dimension's key and name, and each value's category name, those of the
-    codebook version it was decided under (a codebook migration since moves the study to
+    codebook version it was decided under (a codebook revision since moves the study to
     another version, but a version a study pinned is frozen, so its names never change)."""
     events = list(
         FinalLabelEvent.objects.filter(item=item)

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import Conflict, RejectUnknownFieldsMixin
-from labeler.agreement.planning import PLANNED, plan_before
+from labeler.agreement.planning import PLANNED, plan_before, shares_from_text
 from labeler.agreement.ratings import (
     BOOTSTRAP,
     BY,
@@ -133,12 +133,9 @@ class DoubleCodingPlanQuerySerializer(RejectUnknownFieldsMixin, serializers.Seri
 
     def validate_shares(self, text):
         try:
-            shares = [float(part) for part in text.split(",")]
-        except ValueError:
-            raise serializers.ValidationError("numbers separated by commas") from None
-        if len(shares) < 2 or len(shares) > 50 or any(not share > 0 for share in shares):
-            raise serializers.ValidationError("2 to 50 positive shares")
-        return shares
+            return shares_from_text(text)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
 
 
 class DoubleCodingPlanView(APIView):

@@ -25,22 +25,25 @@ or when it misses the estimate (a skewed statistic: read it with care).
 Analytic intervals, beside the bootstrap (method "gwet"): Gwet's large-sample variances of
 percent agreement, the generalised Fleiss' kappa and AC1 (Gwet 2008, British Journal of
 Mathematical and Statistical Psychology 61; Handbook of Inter-Rater Reliability, 4th ed.,
-as irrCAC computes them, with no finite-population correction), estimate +- 1.96 SE,
-clipped to [-1, 1]. These are variances of the estimate: Fleiss' (1971) standard error is
+as irrCAC computes them, with no finite-population correction), estimate +- t SE with t the
+97.5th percentile of Student's t with n - 1 degrees of freedom (n the items the figure
+counts, as irrCAC's pa.coeff.raw, fleiss.kappa.raw and gwet.ac1.raw do), clipped to
+[-1, 1]. Each category against the rest has the same three on its two-value data ("c" /
+anything else). These are variances of the estimate: Fleiss' (1971) standard error is
 computed under the hypothesis of no agreement and only tests kappa = 0; it is no interval
 for the estimate and is not given. Each pair's Cohen's kappa also has the large-sample
 interval of Fleiss, Cohen & Everitt (1969) ("fleiss-cohen-everitt", computed in
-labeler.agreement.statistics).
+labeler.agreement.statistics; a normal quantile, as that paper gives it).
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 
-# The standard normal's 97.5th percentile: a two-sided 95% interval.
-Z95 = 1.959963984540054
 # Floats held at once by one block of draws: bounds memory whatever the data.
 BOOTSTRAP_BLOCK = 4_000_000
 # A group shared by at most this many items is drawn by throwing items into groups (a
@@ -62,6 +65,13 @@ PER_CATEGORY = (
     "category_gwet_ac1",
     "category_krippendorff_alpha",
 )
+# Each category's coefficients that have Gwet's analytic interval: the top-level name of the
+# formula -> the PER_CATEGORY name.
+CATEGORY_ANALYTIC = {
+    "percent_agreement": "category_percent_agreement",
+    "fleiss_kappa": "kappa",
+    "gwet_ac1": "category_gwet_ac1",
+}
 METHODS = {
     "bootstrap": (
         "percentile bootstrap over items (2.5th and 97.5th percentiles of the draws where the"
@@ -69,8 +79,9 @@ METHODS = {
     ),
     "gwet": (
         "Gwet's large-sample variance of the estimate (Gwet 2008; Handbook of Inter-Rater"
-        " Reliability, 4th ed.; as irrCAC), estimate +- 1.96 SE clipped to [-1, 1]; not"
-        " Fleiss' (1971) standard error under no agreement, which only tests kappa = 0"
+        " Reliability, 4th ed.; as irrCAC), estimate +- t SE with t the 97.5th percentile of"
+        " Student's t with n - 1 degrees of freedom (n the items rated), clipped to [-1, 1];"
+        " not Fleiss' (1971) standard error under no agreement, which only tests kappa = 0"
     ),
     "fleiss-cohen-everitt": (
         "large-sample variance of Cohen's kappa (Fleiss, Cohen & Everitt 1969), estimate +-"
@@ -227,12 +238,16 @@ class CoefficientDraws:
     """A figure's coefficients: column 0 the estimate, columns 1.. the draws (NaN where a
     draw has none). `pairs[p]` is Cohen's kappa of annotator pair p (in combinations'
     order), `categories[name][c]` category c's one-vs-rest coefficient `name` (PER_CATEGORY);
-    `analytic_se` Gwet's standard errors of the estimates."""
+    `analytic_se` Gwet's standard errors of the estimates, `category_analytic_se[name][c]`
+    those of category c's (CATEGORY_ANALYTIC); `items` how many items the figure counts (n,
+    for the analytic intervals' degrees of freedom)."""
 
     coefficients: dict[str, np.ndarray]
     pairs: np.ndarray
     categories: dict[str, np.ndarray]
     analytic_se: dict[str, float | None]
+    category_analytic_se: dict[str, list[float | None]]
+    items: float
 
 
 def coefficient_draws(
@@ -286,6 +301,8 @@ def coefficient_draws(
         pairs=joined["pairs"],
         categories={name: joined[name] for name in PER_CATEGORY},
         analytic_se=figure.analytic_se(weights),
+        category_analytic_se=figure.category_analytic_se(weights),
+        items=float(weights.sum()),
     )
 
 
@@ -308,8 +325,8 @@ class _Figure:
             self.pairable, (self.k * (self.k - 1)).sum(axis=1) / pairs_of_ratings, 0.0
         )
         self.share_item = self.k / np.maximum(self.r, 1)[:, np.newaxis]
-        by_category = self.k @ membership
-        rest = self.r[:, np.newaxis] - by_category
+        by_category = self.by_category = self.k @ membership
+        rest = self.rest = self.r[:, np.newaxis] - by_category
         category_pa_item = np.where(
             self.pairable[:, np.newaxis],
             (by_category * (by_category - 1) + rest * (rest - 1)) / pairs_of_ratings[:, np.newaxis],
@@ -419,40 +436,61 @@ class _Figure:
         return out
 
     def analytic_se(self, w: np.ndarray) -> dict[str, float | None]:
-        """Gwet's standard errors of percent agreement, Fleiss' kappa and AC1 (irrCAC's
-        pa.coeff.raw, fleiss.kappa.raw and gwet.ac1.raw, N = Inf), from the pattern weights."""
-        n, n2 = w.sum(), w @ self.pairable
-        if n < 2 or n2 == 0:
-            return dict.fromkeys(ANALYTIC)
-        pa = (w @ self.pa_item) / n2
-        shares = (w @ self.share_item) / n
-        scale = n / n2
+        """Gwet's standard errors of percent agreement, Fleiss' kappa and AC1 from the
+        pattern weights (gwet_standard_errors)."""
+        return gwet_standard_errors(w, self.k)
 
-        def se(terms):
-            return float(np.sqrt((w @ (terms - terms_mean(terms)) ** 2) / (n * (n - 1))))
+    def category_analytic_se(self, w: np.ndarray) -> dict[str, list[float | None]]:
+        """The same for each category against the rest, on its two-value data: by
+        PER_CATEGORY name (the kappa, percent agreement and AC1), one per category."""
+        found: dict[str, list[float | None]] = {name: [] for name in CATEGORY_ANALYTIC.values()}
+        for column in range(self.by_category.shape[1]):
+            two_values = np.column_stack([self.by_category[:, column], self.rest[:, column]])
+            for name, se in gwet_standard_errors(w, two_values).items():
+                found[CATEGORY_ANALYTIC[name]].append(se)
+        return found
 
-        def terms_mean(terms):
-            return (w @ terms) / n
 
-        result: dict[str, float | None] = {"percent_agreement": se(scale * self.pa_item)}
-        if self.q < 2:
-            return result | {"fleiss_kappa": None, "gwet_ac1": None}
-        for name, pe, pe_item in (
-            ("fleiss_kappa", float(shares @ shares), self.share_item @ shares),
-            (
-                "gwet_ac1",
-                float(shares @ (1 - shares)) / (self.q - 1),
-                self.share_item @ (1 - shares) / (self.q - 1),
-            ),
-        ):
-            if pe >= 1:
-                result[name] = None
-                continue
-            coefficient = (pa - pe) / (1 - pe)
-            item = scale * (self.pa_item - pe * self.pairable) / (1 - pe)
-            item = item - 2 * (1 - coefficient) * (pe_item - pe) / (1 - pe)
-            result[name] = se(item)
-        return result
+def gwet_standard_errors(w: np.ndarray, counts: np.ndarray) -> dict[str, float | None]:
+    """Gwet's standard errors of percent agreement, Fleiss' kappa and AC1 (irrCAC's
+    pa.coeff.raw, fleiss.kappa.raw and gwet.ac1.raw, N = Inf) of rating patterns: `w[p]`
+    items have pattern p, which holds `counts[p, k]` ratings of value k."""
+    r = counts.sum(axis=1)
+    pairable = r >= 2
+    q = counts.shape[1]
+    n, n2 = w.sum(), w @ pairable
+    if n < 2 or n2 == 0:
+        return dict.fromkeys(ANALYTIC)
+    pa_item = np.where(
+        pairable, (counts * (counts - 1)).sum(axis=1) / np.maximum(r * (r - 1), 1), 0.0
+    )
+    share_item = counts / np.maximum(r, 1)[:, np.newaxis]
+    pa = (w @ pa_item) / n2
+    shares = (w @ share_item) / n
+    scale = n / n2
+
+    def se(terms):
+        return float(np.sqrt((w @ (terms - (w @ terms) / n) ** 2) / (n * (n - 1))))
+
+    result: dict[str, float | None] = {"percent_agreement": se(scale * pa_item)}
+    if q < 2:
+        return result | {"fleiss_kappa": None, "gwet_ac1": None}
+    for name, pe, pe_item in (
+        ("fleiss_kappa", float(shares @ shares), share_item @ shares),
+        (
+            "gwet_ac1",
+            float(shares @ (1 - shares)) / (q - 1),
+            share_item @ (1 - shares) / (q - 1),
+        ),
+    ):
+        if pe >= 1:
+            result[name] = None
+            continue
+        coefficient = (pa - pe) / (1 - pe)
+        item = scale * (pa_item - pe * pairable) / (1 - pe)
+        item = item - 2 * (1 - coefficient) * (pe_item - pe) / (1 - pe)
+        result[name] = se(item)
+    return result
 
 
 def _ratio(numerator, denominator, one_minus=False):
@@ -498,12 +536,79 @@ def summary(values: np.ndarray, estimate: float | None) -> dict | None:
     }
 
 
-def analytic(estimate: float | None, se: float | None) -> dict | None:
-    """Gwet's interval: estimate +- 1.96 SE, clipped to [-1, 1]."""
-    if estimate is None or se is None:
+def analytic(estimate: float | None, se: float | None, items: float) -> dict | None:
+    """Gwet's interval: estimate +- t SE, t the 97.5th percentile of Student's t with
+    items - 1 degrees of freedom (as irrCAC), clipped to [-1, 1]."""
+    if estimate is None or se is None or items < 2:
         return None
-    half = Z95 * se
+    half = t_quantile(0.975, int(items) - 1) * se
     return {"ci95": [max(-1.0, estimate - half), min(1.0, estimate + half)], "se": se}
+
+
+@lru_cache(maxsize=256)
+def t_quantile(probability: float, df: int) -> float:
+    """Student's t quantile for a probability in (0.5, 1) and df >= 1 degrees of freedom, to
+    a relative 1e-9 (1e-13 up to 1,000 degrees of freedom; the tests check it against
+    scipy.stats.t.ppf, a test-only dependency): the t > 0 with
+    P(|T| <= t) = I_y(1/2, df/2) equal to 2 probability - 1, y = t^2 / (df + t^2), found by
+    bisection. No scipy in the product (see labeler.analysis.group_statistics)."""
+    if not 0.5 < probability < 1 or df < 1:
+        raise ValueError(
+            f"t_quantile: probability in (0.5, 1) and df >= 1, got {probability}, {df}"
+        )
+    level = 2 * probability - 1
+    low, high = 0.0, 1.0
+    while _t_central(high, df) < level:
+        low, high = high, 2 * high
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if _t_central(middle, df) < level:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def _t_central(t: float, df: int) -> float:
+    """P(|T| <= t) for Student's t with df degrees of freedom."""
+    return _incomplete_beta(0.5, df / 2, t * t / (df + t * t))
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction
+    (modified Lentz), on the side of x where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1 - front * _beta_fraction(b, a, 1 - x) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny = 1e-300
+
+    def step(c, d, term):
+        d = 1 + term * d
+        c = 1 + term / c
+        return (tiny if abs(c) < tiny else c), 1 / (tiny if abs(d) < tiny else d)
+
+    c, d = step(1e300, 1.0, -(a + b) * x / (a + 1))
+    fraction = d
+    for m in range(1, 100_000):
+        c, d = step(c, d, m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)))
+        fraction *= d * c
+        c, d = step(c, d, -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)))
+        fraction *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return fraction
 
 
 def difference(

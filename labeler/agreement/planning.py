@@ -32,6 +32,8 @@ import numpy as np
 from labeler.agreement.intervals import coefficient_draws, make_draws, summary
 
 PLANNED = ("krippendorff_alpha", "mean_cohen_kappa", "fleiss_kappa")
+# The most categories a plan takes shares for.
+MAX_SHARES = 50
 TOLERANCE = 0.05
 METHOD = (
     "simulation: studies of n items drawn from the common-correlation model (each annotator"
@@ -39,6 +41,18 @@ METHOD = (
     " shares), each measured with the product's estimator and percentile bootstrap over items;"
     " n scaled by (half-width found / wanted)^2 until within 5%"
 )
+
+
+def shares_from_text(text: str) -> list[float]:
+    """The categories' expected shares from "0.2,0.3,0.5" (commas, spaces allowed); ValueError
+    saying what is wrong."""
+    try:
+        shares = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError("numbers separated by commas") from None
+    if not 2 <= len(shares) <= MAX_SHARES or any(not share > 0 for share in shares):
+        raise ValueError(f"2 to {MAX_SHARES} positive shares")
+    return shares
 
 
 def simulate_codes(

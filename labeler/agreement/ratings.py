@@ -387,13 +387,7 @@ def study_agreement(
     names = annotator_names(study=study, real_names=not pseudonyms, mark_removed=True)
     read = study_ratings(study=study, dimensions=dimensions, names=names)
     if final_only:
-        final = np.array(
-            list(study.items.filter(adjudicated_at__isnull=False).values_list("pk", flat=True))
-        )
-        read = {
-            key: ratings.of_items(np.isin(ratings.items, final)).only_used()
-            for key, ratings in read.items()
-        }
+        read = _final_items_only(study=study, read=read)
     figures = {
         "study": study,
         "scheme": scheme,
@@ -402,75 +396,99 @@ def study_agreement(
         "half_width": half_width,
     }
     if by == "batch":
-        batch_of = item_batches(study=study)
-        batch_ids = np.array(sorted(batch_of), dtype=np.int64)
-        batch_numbers = np.array([batch_of[item] for item in batch_ids.tolist()], dtype=np.int64)
-        draws = run_draws_of(
-            read=read,
-            bootstrap=bootstrap,
-            seed=seed,
-            strata=lambda items: batch_numbers[np.searchsorted(batch_ids, items)],
-        )
-
-        def in_batch(number):
-            members = batch_ids[batch_numbers == number]
-            return lambda items: np.isin(items, members)
-
-        batches, before = [], None
-        for number in sorted(set(batch_of.values())):
-            entries = _figures(**figures, mask=in_batch(number), draws=draws)
-            if before is not None:
-                _add_changes(before, entries)
-            before = entries
-            batches.append({"batch": number, "dimensions": entries})
-        for batch in batches:
-            _without_draws(batch["dimensions"])
-        return {
-            "study": study.slug,
-            "by": "batch",
-            "bootstrap": draws.describe(),
-            "batches": batches,
-        }
+        return _per_batch(figures, bootstrap=bootstrap, seed=seed)
     if by == "window":
-        order = items_in_labelled_order(study=study)
-        in_order = {key: ratings.in_order(order) for key, ratings in read.items()}
-        shared = run_draws_of(
-            read=in_order,
-            bootstrap=bootstrap,
-            seed=seed,
-            strata=lambda items: np.arange(len(items)) // window,
-            strata_name="window",
-        )
-        return {
-            "study": study.slug,
-            "by": "window",
-            "window": window,
-            "bootstrap": shared.describe(),
-            "dimensions": [
-                {
-                    "dimension": d.key,
-                    "level": level,
-                    "windows": agreement_windows(
-                        _in_order(in_order[d.key].at_level(level).as_dict(), order),
-                        size=window,
-                        multiple=d.multiple,
-                        bootstrap=bootstrap,
-                        seed=seed,
-                        empty=NO_CATEGORY,
-                        parent_distance=study.parent_distance if level == "path" else None,
-                        kappa_scale=study.kappa_scale,
-                        draws=shared,
-                    ),
-                }
-                for d in dimensions
-                for level in levels(d, scheme)
-            ],
-        }
+        return _per_window(figures, window=window, bootstrap=bootstrap, seed=seed)
     draws = run_draws_of(read=read, bootstrap=bootstrap, seed=seed)
     return {
         "study": study.slug,
         "bootstrap": draws.describe(),
         "dimensions": _without_draws(_figures(**figures, mask=None, draws=draws)),
+    }
+
+
+def _final_items_only(*, study: Study, read: dict[str, Ratings]) -> dict[str, Ratings]:
+    final = np.array(
+        list(study.items.filter(adjudicated_at__isnull=False).values_list("pk", flat=True))
+    )
+    return {
+        key: ratings.of_items(np.isin(ratings.items, final)).only_used()
+        for key, ratings in read.items()
+    }
+
+
+def _per_batch(figures: dict, *, bootstrap: int, seed: int) -> dict:
+    """study_agreement by batch: each batch's figures on one set of draws stratified by
+    batch, and each batch after the first its change from the one before."""
+    study = figures["study"]
+    batch_of = item_batches(study=study)
+    batch_ids = np.array(sorted(batch_of), dtype=np.int64)
+    batch_numbers = np.array([batch_of[item] for item in batch_ids.tolist()], dtype=np.int64)
+    draws = run_draws_of(
+        read=figures["read"],
+        bootstrap=bootstrap,
+        seed=seed,
+        strata=lambda items: batch_numbers[np.searchsorted(batch_ids, items)],
+    )
+
+    def in_batch(number):
+        members = batch_ids[batch_numbers == number]
+        return lambda items: np.isin(items, members)
+
+    batches, before = [], None
+    for number in sorted(set(batch_of.values())):
+        entries = _figures(**figures, mask=in_batch(number), draws=draws)
+        if before is not None:
+            _add_changes(before, entries)
+        before = entries
+        batches.append({"batch": number, "dimensions": entries})
+    for batch in batches:
+        _without_draws(batch["dimensions"])
+    return {
+        "study": study.slug,
+        "by": "batch",
+        "bootstrap": draws.describe(),
+        "batches": batches,
+    }
+
+
+def _per_window(figures: dict, *, window: int, bootstrap: int, seed: int) -> dict:
+    """study_agreement by window of `window` items in the order they were labelled, on one
+    set of draws stratified by window."""
+    study, scheme = figures["study"], figures["scheme"]
+    order = items_in_labelled_order(study=study)
+    in_order = {key: ratings.in_order(order) for key, ratings in figures["read"].items()}
+    shared = run_draws_of(
+        read=in_order,
+        bootstrap=bootstrap,
+        seed=seed,
+        strata=lambda items: np.arange(len(items)) // window,
+        strata_name="window",
+    )
+    return {
+        "study": study.slug,
+        "by": "window",
+        "window": window,
+        "bootstrap": shared.describe(),
+        "dimensions": [
+            {
+                "dimension": d.key,
+                "level": level,
+                "windows": agreement_windows(
+                    _in_order(in_order[d.key].at_level(level).as_dict(), order),
+                    size=window,
+                    multiple=d.multiple,
+                    bootstrap=bootstrap,
+                    seed=seed,
+                    empty=NO_CATEGORY,
+                    parent_distance=study.parent_distance if level == "path" else None,
+                    kappa_scale=study.kappa_scale,
+                    draws=shared,
+                ),
+            }
+            for d in figures["dimensions"]
+            for level in levels(d, scheme)
+        ],
     }
 
 

@@ -28,9 +28,10 @@ Methods (q = the number of distinct values observed, r_i = ratings of item i):
   for single-select dimensions and MASI for multi-select ones.
 - Intervals (labeler.agreement.intervals): every coefficient, each pair's kappa and each
   category's kappa has a 95% percentile bootstrap interval over items, from one seeded set
-  of draws shared by every figure of a run; percent agreement, Fleiss' kappa and AC1 also
-  Gwet's analytic one, each pair's kappa that of Fleiss, Cohen & Everitt. alpha_ci95 is
-  alpha's bootstrap interval.
+  of draws shared by every figure of a run; percent agreement, Fleiss' kappa and AC1, and
+  each category's one-vs-rest kappa, percent agreement and AC1, also Gwet's analytic one
+  (Student's t with n - 1 degrees of freedom, as irrCAC), each pair's kappa that of Fleiss,
+  Cohen & Everitt. alpha_ci95 is alpha's bootstrap interval.
 - Hierarchy alpha (labeler.agreement.hierarchy): on nested single-select paths, alpha with
   a distance that gives partial credit to two paths under one top category.
 - Per category: how many ratings used it, by annotator, and its one-vs-rest kappa: the
@@ -57,7 +58,7 @@ of the scale each band comes from), "alpha_distance"
 interval), "intervals" ({coefficient: {method: interval}}, methods "bootstrap" and "gwet"),
 "interval_methods" (what each method is) and "hierarchy_alpha" (None unless asked for on
 nested paths). Each pair in "cohen_kappa_pairs" and each row of "per_category" has its
-"intervals" too.
+"intervals" too (a category's kappa, percent agreement and AC1 by "bootstrap" and "gwet").
 
 Multi-select dimensions (values are frozensets of category paths): percent agreement, both
 kappas, AC1 and the confusion matrices treat an annotator's whole set as one nominal value
@@ -70,12 +71,14 @@ are equal). Per-category figures are per path: a rating uses a path when its set
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TypedDict, Unpack
 
 import numpy as np
 
 from labeler.agreement import hierarchy
 from labeler.agreement.intervals import (
     ANALYTIC,
+    CATEGORY_ANALYTIC,
     COEFFICIENTS,
     METHODS,
     PER_CATEGORY,
@@ -213,39 +216,35 @@ def codes_from_ratings(
     return _encode(list(ratings), list(ratings.values()), multiple)
 
 
-def agreement(
-    ratings: Ratings,
-    *,
-    multiple: bool = False,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    most_confused: int = 10,
-    empty: str | None = None,
-    parent_distance: float | None = None,
-    kappa_scale: str = DEFAULT_KAPPA_SCALE,
-) -> dict:
+class FigureOptions(TypedDict, total=False):
+    """agreement_with_draws()'s keyword options, which agreement() and agreement_from_codes()
+    pass on as they are."""
+
+    multiple: bool
+    bootstrap: int
+    seed: int
+    most_confused: int
+    empty: str | None
+    parent_distance: float | None
+    kappa_scale: str
+    draws: Draws | None
+
+
+def agreement(ratings: Ratings, **options: Unpack[FigureOptions]) -> dict:
     """Every agreement statistic of one dimension and level (see the module docstring).
 
-    `ratings`: item -> {username: value}; `multiple`: values are frozensets of paths;
-    `bootstrap`: draws for the intervals (0: no bootstrap interval); `seed`: the draws' seed
-    (same input and seed, same intervals); `most_confused`: how many confused value pairs to
-    list; `empty`: the value that means "no category chosen" (see agreement_from_codes);
-    `parent_distance`: compute the hierarchy alpha with this distance between two paths
-    under one top category (labeler.agreement.hierarchy); `kappa_scale`: the scale of the
-    kappas' and AC1's bands (a key of KAPPA_SCALES)."""
-    codes, categories, annotators = codes_from_ratings(ratings, multiple=multiple)
-    return agreement_from_codes(
-        codes,
-        categories,
-        annotators,
-        multiple=multiple,
-        bootstrap=bootstrap,
-        seed=seed,
-        most_confused=most_confused,
-        empty=empty,
-        parent_distance=parent_distance,
-        kappa_scale=kappa_scale,
+    `ratings`: item -> {username: value}; the options are agreement_with_draws()'s:
+    `multiple`: values are frozensets of paths; `bootstrap`: draws for the intervals (0: no
+    bootstrap interval; 1000 unless given); `seed`: the draws' seed (same input and seed, same
+    intervals); `most_confused`: how many confused value pairs to list; `empty`: the value
+    that means "no category chosen" (see agreement_from_codes); `parent_distance`: compute
+    the hierarchy alpha with this distance between two paths under one top category
+    (labeler.agreement.hierarchy); `kappa_scale`: the scale of the kappas' and AC1's bands (a
+    key of KAPPA_SCALES)."""
+    codes, categories, annotators = codes_from_ratings(
+        ratings, multiple=options.get("multiple", False)
     )
+    return agreement_from_codes(codes, categories, annotators, **options)
 
 
 def agreement_windows(
@@ -349,20 +348,12 @@ def agreement_from_codes(
     codes: np.ndarray,
     categories: Sequence[Value],
     annotators: Sequence[str],
-    *,
-    multiple: bool = False,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    most_confused: int = 10,
-    empty: str | None = None,
-    parent_distance: float | None = None,
-    kappa_scale: str = DEFAULT_KAPPA_SCALE,
-    draws: Draws | None = None,
+    **options: Unpack[FigureOptions],
 ) -> dict:
     """agreement() on codes: `codes[i, a]` is the index in `categories` of annotator
     `annotators[a]`'s value for item i, or -1 when they did not rate it. Values nobody used,
     annotators with no rating and items with no rating are left out; outputs list values
-    and annotators in the order given.
+    and annotators in the order given. The options are agreement_with_draws()'s.
 
     `empty` is the single-select value that means "no category chosen" (a multi-select
     rating's is the empty set). When every rating is empty nobody chose anything: agreeing on
@@ -371,19 +362,7 @@ def agreement_from_codes(
 
     `draws`: the run's bootstrap draws (run_draws; rows aligned with `codes`), shared with
     the run's other figures; without them the figure draws its own (`bootstrap`, `seed`)."""
-    return agreement_with_draws(
-        codes,
-        categories,
-        annotators,
-        multiple=multiple,
-        bootstrap=bootstrap,
-        seed=seed,
-        most_confused=most_confused,
-        empty=empty,
-        parent_distance=parent_distance,
-        kappa_scale=kappa_scale,
-        draws=draws,
-    )[0]
+    return agreement_with_draws(codes, categories, annotators, **options)[0]
 
 
 def agreement_with_draws(
@@ -408,13 +387,64 @@ def agreement_with_draws(
     codes, categories, annotators, rated_items = _compact(
         codes, categories, annotators, multiple, bootstrap, most_confused
     )
-    unrated = int((~rated_items).sum())
+    draws = _draws_of_figure(draws, codes, rated_items, bootstrap, seed)
+    profiles = _profiles(codes, len(categories))
+    nothing_chosen = bool(categories) and all(
+        value == empty or value == frozenset() for value in categories
+    )
+    notes = _data_notes(
+        profiles, categories, multiple, nothing_chosen, unrated=int((~rated_items).sum())
+    )
+    point = _point_estimates(
+        profiles, codes, categories, annotators, multiple, most_confused, nothing_chosen, notes
+    )
+    per_category = _per_category(profiles, codes, categories, annotators, multiple, notes)
+    path_distances = None
+    if parent_distance is not None and not multiple and hierarchy.nested(categories):
+        path_distances = hierarchy.path_distances(categories, parent_distance)
+    if path_distances is not None and point.coefficients["krippendorff_alpha"] is not None:
+        hierarchy_alpha, _ = _alpha(profiles, path_distances, len(categories), [])
+        point.coefficients["hierarchy_alpha"] = hierarchy_alpha
+    on_draws = None
+    if point.coefficients["percent_agreement"] is not None:
+        on_draws = coefficient_draws(
+            codes,
+            len(categories),
+            draws,
+            distances=point.distances,
+            members=_members_of(categories) if multiple else None,
+            extra_distances=None if path_distances is None else {"hierarchy_alpha": path_distances},
+        )
+    intervals = _intervals(point.coefficients, on_draws, draws, point.pairs, per_category, notes)
+    result = {
+        "items": int(profiles.weights.sum()),
+        "pairable_items": profiles.pairable_items,
+        "annotators": len(annotators),
+        "ratings": int((codes >= 0).sum()),
+    } | _report(point, intervals, per_category, draws, multiple, parent_distance, kappa_scale)
+    return result | {"notes": notes}, on_draws
+
+
+def _draws_of_figure(
+    draws: Draws | None, codes: np.ndarray, rated_items: np.ndarray, bootstrap: int, seed: int
+) -> Draws:
+    """The figure's own draws (`bootstrap` seeded with `seed`), or the run's on its rated
+    items."""
     if draws is None:
-        draws = run_draws(codes, draws=bootstrap, seed=seed)
-    elif len(draws.group) != len(rated_items):
+        return run_draws(codes, draws=bootstrap, seed=seed)
+    if len(draws.group) != len(rated_items):
         raise ValueError(f"draws: one row per row of codes ({len(rated_items)})")
-    else:
-        draws = draws.subset(rated_items)
+    return draws.subset(rated_items)
+
+
+def _data_notes(
+    profiles: "_Profiles",
+    categories: Sequence[Value],
+    multiple: bool,
+    nothing_chosen: bool,
+    unrated: int,
+) -> list[str]:
+    """What the data leave out or leave undefined, before any coefficient is computed."""
     notes: list[str] = []
     if multiple:
         notes.append(
@@ -425,18 +455,7 @@ def agreement_with_draws(
         )
     if unrated:
         notes.append(f"{_plural(unrated, 'item')} without any rating: left out")
-    profiles = _profiles(codes, len(categories))
     n_items, n_pairable = int(profiles.weights.sum()), profiles.pairable_items
-    result = {
-        "items": n_items,
-        "pairable_items": n_pairable,
-        "annotators": len(annotators),
-        "ratings": int((codes >= 0).sum()),
-    }
-    single_value = len(categories) == 1
-    nothing_chosen = bool(categories) and all(
-        value == empty or value == frozenset() for value in categories
-    )
     if n_items == 0:
         notes.append("no ratings: there is nothing to compute")
     elif n_pairable == 0:
@@ -456,12 +475,40 @@ def agreement_with_draws(
                 f"every rating is {_label(categories[0])} (no category chosen): there"
                 " is no agreement to measure, so every coefficient is null"
             )
-        elif single_value:
+        elif len(categories) == 1:
             notes.append(
                 f"every rating is {_label(categories[0])}: chance-corrected coefficients (the"
                 " kappas, alpha, AC1) are undefined with a single category, since chance"
                 " agreement is then 1; percent agreement is 1.0"
             )
+    return notes
+
+
+@dataclass
+class _Point:
+    """A figure's point estimates: each coefficient (COEFFICIENTS and "hierarchy_alpha") by
+    name, the annotator pairs with their kappas, their confusion matrices, the most confused
+    value pairs, and alpha's distance between values (None: nominal)."""
+
+    coefficients: dict[str, float | None]
+    pairs: list[dict]
+    confusion: list[dict]
+    confused: list[dict]
+    distances: np.ndarray | None
+
+
+def _point_estimates(
+    profiles: "_Profiles",
+    codes: np.ndarray,
+    categories: Sequence[Value],
+    annotators: Sequence[str],
+    multiple: bool,
+    most_confused: int,
+    nothing_chosen: bool,
+    notes: list[str],
+) -> _Point:
+    """Every coefficient's estimate (the hierarchy alpha None, for the caller), the pairs'
+    kappas and confusion matrices; a note for each one undefined."""
     distances = _masi_distances(categories) if multiple else None
     pa, fleiss, ac1 = _fleiss_and_ac1(profiles, len(categories))
     alpha, _ = _alpha(profiles, distances, len(categories), notes)
@@ -479,51 +526,49 @@ def agreement_with_draws(
         notes.append("a single annotator rated: no pair to compare")
     if nothing_chosen:
         pa = fleiss = ac1 = alpha = None
-    per_category = _per_category(profiles, codes, categories, annotators, multiple, notes)
-    path_distances = None
-    if parent_distance is not None and not multiple and hierarchy.nested(categories):
-        path_distances = hierarchy.path_distances(categories, parent_distance)
-    hierarchy_alpha = None
-    if path_distances is not None and alpha is not None:
-        hierarchy_alpha, _ = _alpha(profiles, path_distances, len(categories), [])
-    point = {
+    coefficients = {
         "percent_agreement": pa,
         "mean_cohen_kappa": mean_kappa,
         "fleiss_kappa": fleiss,
         "krippendorff_alpha": alpha,
         "gwet_ac1": ac1,
-        "hierarchy_alpha": hierarchy_alpha,
+        "hierarchy_alpha": None,
     }
-    on_draws = None
-    if pa is not None:
-        on_draws = coefficient_draws(
-            codes,
-            len(categories),
-            draws,
-            distances=distances,
-            members=_members_of(categories) if multiple else None,
-            extra_distances=None if path_distances is None else {"hierarchy_alpha": path_distances},
-        )
-    intervals = _intervals(point, on_draws, draws, pairs, per_category, notes)
+    return _Point(coefficients, pairs, confusion, confused, distances)
+
+
+def _report(
+    point: _Point,
+    intervals: dict,
+    per_category: list[dict],
+    draws: Draws,
+    multiple: bool,
+    parent_distance: float | None,
+    kappa_scale: str,
+) -> dict:
+    """The figure's JSON from its estimates and intervals (less the counts and notes)."""
+    estimate = point.coefficients
+    alpha = estimate["krippendorff_alpha"]
     ci = (
         (intervals["krippendorff_alpha"]["bootstrap"] or {}).get("ci95")
         if alpha is not None
         else None
     )
-    result |= {
-        "percent_agreement": pa,
-        "cohen_kappa_pairs": pairs,
-        "mean_cohen_kappa": mean_kappa,
-        "fleiss_kappa": fleiss,
+    hierarchy_alpha = estimate["hierarchy_alpha"]
+    return {
+        "percent_agreement": estimate["percent_agreement"],
+        "cohen_kappa_pairs": point.pairs,
+        "mean_cohen_kappa": estimate["mean_cohen_kappa"],
+        "fleiss_kappa": estimate["fleiss_kappa"],
         "krippendorff_alpha": alpha,
         "alpha_ci95": ci,
-        "gwet_ac1": ac1,
+        "gwet_ac1": estimate["gwet_ac1"],
         "interpretation": alpha_band(alpha),
         "headline": "krippendorff_alpha",
         "bands": {
-            "mean_cohen_kappa": kappa_band(mean_kappa, kappa_scale),
-            "fleiss_kappa": kappa_band(fleiss, kappa_scale),
-            "gwet_ac1": kappa_band(ac1, kappa_scale),
+            "mean_cohen_kappa": kappa_band(estimate["mean_cohen_kappa"], kappa_scale),
+            "fleiss_kappa": kappa_band(estimate["fleiss_kappa"], kappa_scale),
+            "gwet_ac1": kappa_band(estimate["gwet_ac1"], kappa_scale),
             "krippendorff_alpha": alpha_band(alpha),
         },
         "band_scales": band_scales(kappa_scale),
@@ -539,11 +584,9 @@ def agreement_with_draws(
             "intervals": intervals["hierarchy_alpha"],
         },
         "per_category": per_category,
-        "confusion": confusion,
-        "most_confused": confused,
-        "notes": notes,
+        "confusion": point.confusion,
+        "most_confused": point.confused,
     }
-    return result, on_draws
 
 
 def _members_of(categories: Sequence[frozenset[str]]) -> list[list[int]]:
@@ -571,8 +614,11 @@ def _intervals(
         if bootstrapped and estimate is not None:
             entry["bootstrap"] = summary(on_draws.coefficients[name], estimate)
         if name in ANALYTIC:
-            se = on_draws.analytic_se[name] if on_draws is not None else None
-            entry["gwet"] = analytic(estimate, se)
+            entry["gwet"] = (
+                None
+                if on_draws is None
+                else analytic(estimate, on_draws.analytic_se[name], on_draws.items)
+            )
         found[name] = entry
     alpha = found["krippendorff_alpha"]["bootstrap"]
     if alpha is not None and alpha["undefined_draws"]:
@@ -601,6 +647,14 @@ def _intervals(
                 if bootstrapped
                 else None
             }
+            if name in CATEGORY_ANALYTIC.values():
+                row["intervals"][key]["gwet"] = (
+                    None
+                    if on_draws is None
+                    else analytic(
+                        estimate, on_draws.category_analytic_se[name][index], on_draws.items
+                    )
+                )
     return found
 
 
@@ -843,54 +897,17 @@ def _per_category(
 ) -> list[dict]:
     """Per category (per path for multi-select): ratings using it, by annotator, and its
     one-vs-rest generalised Fleiss' kappa."""
-    if multiple:
-        paths = sorted(set().union(*categories))
-        column = {path: index for index, path in enumerate(paths)}
-        members = [[column[path] for path in value] for value in categories]
-    else:
-        paths = list(categories)
-        members = [[index] for index in range(len(categories))]
-    if not paths:
+    members = _CategoryMembers.of(categories, multiple)
+    if not members.paths:
         return []
-    n_paths = len(paths)
-    member_count = np.array([len(m) for m in members], dtype=np.intp)
-    member_path = np.array([path for m in members for path in m], dtype=np.intp)
-    member_start = np.r_[0, np.cumsum(member_count)[:-1]].astype(np.intp)
-
-    by_path = np.zeros((len(annotators), n_paths), dtype=np.intp)
-    for a in range(len(annotators)):
-        used = codes[codes[:, a] >= 0, a]
-        by_path[a] = np.bincount(
-            member_path[_expand(used, member_start, member_count)[0]], minlength=n_paths
-        )
-
-    # Triples (profile, value, count) become (profile, path, count): a path's count in an
-    # item is the number of its ratings whose value holds the path.
-    positions, triple = _expand(p.value, member_start, member_count)
-    path = member_path[positions]
-    keys, inverse = np.unique(p.value_profile[triple] * n_paths + path, return_inverse=True)
-    count = np.bincount(inverse, weights=p.value_count[triple].astype(float))
-    profile, path = keys // n_paths, keys % n_paths
-    weight = p.weights[profile].astype(float)
-    size = p.sizes[profile].astype(float)
-    pairable = p.pairable[profile]
-    n_items, n_pairable = float(p.weights.sum()), p.pairable_items
-    shares = np.bincount(path, weights=weight * count / size, minlength=n_paths) / n_items
-    # Items with a single rating are masked out below; the maximum only spares them a 0 / 0.
-    pair_terms = (count * (count - 1) + (size - count) * (size - count - 1)) / np.maximum(
-        size * (size - 1), 1
-    )
-    pa = 1 + np.bincount(
-        path[pairable], weights=(weight * (pair_terms - 1))[pairable], minlength=n_paths
-    ) / max(n_pairable, 1)
-    in_pairable = np.bincount(path[pairable], minlength=n_paths) > 0
+    by_path = members.uses_by_annotator(codes, len(annotators))
+    pa, shares, in_pairable = _one_vs_rest(p, members)
     n_ratings = int((codes >= 0).sum())
-
     rows, undefined_everywhere, undefined_single = [], [], []
-    for index, name in enumerate(paths):
+    for index, name in enumerate(members.paths):
         total = int(by_path[:, index].sum())
         kappa = None
-        if n_pairable == 0:
+        if p.pairable_items == 0:
             pass
         elif total == n_ratings:
             undefined_everywhere.append(name)
@@ -920,6 +937,72 @@ def _per_category(
             + ": used only on items with a single rating"
         )
     return rows
+
+
+@dataclass(frozen=True)
+class _CategoryMembers:
+    """The categories counted one against the rest (the paths of multi-select values, else
+    the values), and which of them each value holds: value v holds the `count[v]` paths
+    stored from `start[v]` on in `path`."""
+
+    paths: list[str]
+    count: np.ndarray
+    path: np.ndarray
+    start: np.ndarray
+
+    @classmethod
+    def of(cls, categories: Sequence[Value], multiple: bool) -> "_CategoryMembers":
+        if multiple:
+            paths = sorted(set().union(*categories))
+            column = {path: index for index, path in enumerate(paths)}
+            members = [[column[path] for path in value] for value in categories]
+        else:
+            paths = list(categories)
+            members = [[index] for index in range(len(categories))]
+        count = np.array([len(m) for m in members], dtype=np.intp)
+        path = np.array([path for m in members for path in m], dtype=np.intp)
+        start = np.r_[0, np.cumsum(count)[:-1]].astype(np.intp)
+        return cls(paths, count, path, start)
+
+    def uses_by_annotator(self, codes: np.ndarray, n_annotators: int) -> np.ndarray:
+        """How many ratings of each annotator (rows) use each path (columns)."""
+        by_path = np.zeros((n_annotators, len(self.paths)), dtype=np.intp)
+        for a in range(n_annotators):
+            used = codes[codes[:, a] >= 0, a]
+            by_path[a] = np.bincount(
+                self.path[_expand(used, self.start, self.count)[0]], minlength=len(self.paths)
+            )
+        return by_path
+
+
+def _one_vs_rest(
+    p: _Profiles, members: _CategoryMembers
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each path: percent agreement of the two-value data (it / anything else) over the
+    items with two or more ratings, its share (Gwet's pi), and whether any such item has a
+    rating using it."""
+    n_paths = len(members.paths)
+    # Triples (profile, value, count) become (profile, path, count): a path's count in an
+    # item is the number of its ratings whose value holds the path.
+    positions, triple = _expand(p.value, members.start, members.count)
+    path = members.path[positions]
+    keys, inverse = np.unique(p.value_profile[triple] * n_paths + path, return_inverse=True)
+    count = np.bincount(inverse, weights=p.value_count[triple].astype(float))
+    profile, path = keys // n_paths, keys % n_paths
+    weight = p.weights[profile].astype(float)
+    size = p.sizes[profile].astype(float)
+    pairable = p.pairable[profile]
+    n_items, n_pairable = float(p.weights.sum()), p.pairable_items
+    shares = np.bincount(path, weights=weight * count / size, minlength=n_paths) / n_items
+    # Items with a single rating are masked out below; the maximum only spares them a 0 / 0.
+    pair_terms = (count * (count - 1) + (size - count) * (size - count - 1)) / np.maximum(
+        size * (size - 1), 1
+    )
+    pa = 1 + np.bincount(
+        path[pairable], weights=(weight * (pair_terms - 1))[pairable], minlength=n_paths
+    ) / max(n_pairable, 1)
+    in_pairable = np.bincount(path[pairable], minlength=n_paths) > 0
+    return pa, shares, in_pairable
 
 
 def _expand(

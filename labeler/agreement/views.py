@@ -5,7 +5,11 @@ reach +-0.05, the annotator pairs' kappas, the categories with
 the reasons leads gave for their disagreements, a chosen pair's confusion matrix, and the
 agreement per batch or per window of items. Tables come from the same figures as the agreement
 API (labeler.agreement.ratings.study_agreement); charts are drawn from the tables in the browser. An
-open-coding study's page says why it has no agreement, with no table (nor its CSV)."""
+open-coding study's page says why it has no agreement, with no table (nor its CSV).
+
+The double-coding plan page (the same people) answers, before labelling, how many items k
+annotators must each label for a coefficient's interval to have the half-width wanted, by the
+simulation of labeler.agreement.planning (as `GET /api/agreement/plan/` does)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from config.csp import chart_styles
+from labeler.agreement.planning import MAX_SHARES, PLANNED, plan_before, shares_from_text
 from labeler.agreement.ratings import (
     BOOTSTRAP,
     WINDOW_MIN,
@@ -384,3 +389,80 @@ def study_kappa_scale(request, slug: str):
             f"The kappas' and AC1's bands now come from {study.get_kappa_scale_display()}.",
         )
     return redirect(reverse("studies:agreement", args=[study.slug]))
+
+
+PLANNED_NAMES = dict(COEFFICIENTS)
+
+
+class DoubleCodingPlanForm(forms.Form):
+    coefficient = forms.ChoiceField(
+        choices=[(key, PLANNED_NAMES[key]) for key in PLANNED], label="Coefficient"
+    )
+    expected = forms.FloatField(
+        min_value=0.01,
+        max_value=0.99,
+        label="Agreement expected",
+        help_text="the coefficient you expect the annotators to reach (from a pilot or a "
+        "similar study)",
+    )
+    shares = forms.CharField(
+        label="Categories' expected shares",
+        help_text=f"one per category, separated by commas (2 to {MAX_SHARES}), e.g. 0.2, 0.3, "
+        "0.5; they are scaled to sum to 1",
+    )
+    half_width = forms.FloatField(
+        min_value=0.005,
+        max_value=0.5,
+        label="Half-width of the 95% interval wanted",
+        help_text="e.g. 0.05 for an interval of ±0.05",
+    )
+    annotators = forms.IntegerField(
+        min_value=2, max_value=10, label="Annotators per item", initial=2
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, label="Seed", initial=0)
+
+    def clean_shares(self):
+        try:
+            return shares_from_text(self.cleaned_data["shares"])
+        except ValueError as error:
+            raise ValidationError(str(error)) from None
+
+
+PLAN_EXAMPLE = {
+    "coefficient": "krippendorff_alpha",
+    "expected": 0.7,
+    "shares": "0.2, 0.3, 0.5",
+    "half_width": 0.05,
+    "annotators": 2,
+    "seed": 0,
+}
+
+
+@require_GET
+def double_coding_plan_page(request, slug: str):
+    """The form, and once it is filled in, the plan: items needed, the half-width the
+    simulations gave, the method, draws and seed, and each round of the search."""
+    study, access = study_get_for_user(user=request.user, slug=slug)
+    if not access_sees_agreement(access):
+        raise PermissionDenied("only the study's leads and researchers plan its double-coding")
+    context = {"study": study, "access": access}
+    not_applicable = agreement_not_applicable(study=study)
+    if not_applicable is not None:
+        return render(
+            request, "labeler/agreement_plan.html", context | {"not_applicable": not_applicable}
+        )
+    asked = any(name in request.GET for name in DoubleCodingPlanForm.base_fields)
+    form = DoubleCodingPlanForm(request.GET if asked else None, initial=PLAN_EXAMPLE)
+    plan = None
+    if asked and form.is_valid():
+        data = form.cleaned_data
+        plan = plan_before(
+            expected=data["expected"],
+            shares=data["shares"],
+            half_width_wanted=data["half_width"],
+            annotators=data["annotators"],
+            coefficient=data["coefficient"],
+            seed=data["seed"],
+        )
+        plan["coefficient_name"] = PLANNED_NAMES[plan["coefficient"]]
+    return render(request, "labeler/agreement_plan.html", context | {"form": form, "plan": plan})

@@ -106,7 +106,7 @@ def _as_text(value) -> str:
     return str(value) if value not in (None, "") else "(empty)"
 
 
-# A codebook migration took the label off: its category was split (or removed).
+# A codebook revision took the label off: its category was split (or removed).
 RELABEL_TEXT = "(to label again: its category was split or removed)"
 # A revision's changed codes are under `codes.<dimension key>` (services.assignment).
 CODES = "codes."

@@ -23,8 +23,7 @@ from labeler.items.selectors import (
     study_items_overview,
 )
 from labeler.models import FinalMethod, StudyItem
-from mining.selectors import report_for_reading
-from mining.serializers import ReportDetailSerializer
+from mining.serializers import report_reading
 from mining.tasks import report_patches_request
 
 
@@ -141,8 +140,9 @@ def _decisions(item, scheme, names, user, access, majority) -> dict | None:
 
 @require_GET
 def item_report(request, slug: str, item_id: int):
-    """The item's report for reading while labelling, as the report API shows it (Markdown
-    rendered and sanitised on the server).
+    """The item's report for reading while labelling or adjudicating, as the report API and
+    `next` show it (mining.serializers.report_reading: Markdown rendered and sanitised on the
+    server), with where its fix commits' patches stand (asked for when missing).
 
     Annotators read only items they were handed; leads and researchers read any item.
     Nothing here carries anyone's labels.
@@ -154,5 +154,4 @@ def item_report(request, slug: str, item_id: int):
     ):
         raise PermissionDenied("this item was not handed to you")
     patches = report_patches_request(report_id=item.report_id)
-    report = ReportDetailSerializer(report_for_reading(item.report_id)).data
-    return JsonResponse({**report, "patches": patches})
+    return JsonResponse({**report_reading(report_id=item.report_id), "patches": patches})

@@ -50,8 +50,7 @@ from labeler.labelling.services import (
     assignment_submit,
 )
 from labeler.models import Annotation, Assignment, SkipReason, Study
-from mining.models import BugReport, Comment
-from mining.selectors import report_for_labelling
+from mining.serializers import ReportDetailSerializer, report_reading
 from taxonomy.models import Category, Dimension
 
 
@@ -78,35 +77,6 @@ class SchemeDimensionSerializer(serializers.ModelSerializer):
     def get_categories(self, dimension: Dimension) -> list:
         scheme = self.context["scheme"]
         return SchemeCategorySerializer(scheme.categories[dimension.pk], many=True).data
-
-
-class ReportCommentSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Comment
-        fields = ["author_login", "body", "created_at"]
-
-
-class ReportSerializer(serializers.ModelSerializer):
-    repository = serializers.CharField(source="repository.full_name")
-    comments = ReportCommentSerializer(many=True, read_only=True)
-
-    class Meta:
-        model = BugReport
-        fields = [
-            "id",
-            "repository",
-            "number",
-            "title",
-            "body",
-            "state",
-            "labels",
-            "author_login",
-            "created_at",
-            "closed_at",
-            "has_fix",
-            "html_url",
-            "comments",
-        ]
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -165,12 +135,16 @@ class NextItemSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         help_text="The version a submit revises: 0 until the assignment is first submitted."
     )
-    report = ReportSerializer(source="item.report")
+    report = ReportDetailSerializer(
+        source="item.report",
+        help_text="The report as GET /api/reports/{id}/ shows it, with its comments and fix "
+        "links: all a page needs to show it.",
+    )
     codes = serializers.SerializerMethodField(
         help_text="Open coding: the assignment's codes, {dimension key: [codes as written]}."
     )
     relabel = serializers.JSONField(
-        help_text="A submission of yours a codebook migration flagged for re-labelling (its "
+        help_text="A submission of yours a codebook revision flagged for re-labelling (its "
         "labels, note and version: the assignment's own endpoint): {dimension key: {was: [old "
         "key paths], into: {old path: [new paths]}, suggested: [new paths]}}, what to label "
         "again; empty for an item handed out."
@@ -208,7 +182,7 @@ api_datetime = serializers.DateTimeField().to_representation
 def next_item_json(assignment: Assignment, report: dict, scheme: Scheme, codes: dict) -> bytes:
     """NextItemSerializer's JSON, with the scheme's ready JSON spliced in.
 
-    `report` is the report as mining.selectors.report_for_labelling gives it; `codes` the
+    `report` is the report as mining.serializers.report_reading gives it; `codes` the
     assignment's (labeler.coding.selectors.assignment_codes).
     """
     held = {
@@ -217,15 +191,7 @@ def next_item_json(assignment: Assignment, report: dict, scheme: Scheme, codes: 
         "status": assignment.status,
         "held_at": api_datetime(assignment.held_at),
         "version": assignment.version,
-        "report": {
-            **report,
-            "created_at": api_datetime(report["created_at"]),
-            "closed_at": api_datetime(report["closed_at"]),
-            "comments": [
-                {**comment, "created_at": api_datetime(comment["created_at"])}
-                for comment in report["comments"]
-            ],
-        },
+        "report": report,
         "codes": codes,
         "relabel": assignment.relabel,
     }
@@ -384,7 +350,7 @@ class StudyLabellingViewSet(viewsets.ViewSet):
     )
     def next(self, request, slug: str):
         """Hold the next item for you to label (the one you already hold comes back first,
-        then a submission of yours a codebook migration flagged: `relabel` says what to
+        then a submission of yours a codebook revision flagged: `relabel` says what to
         label again; submitting it clears the flag).
 
         Nothing free now: 204 when nothing can come back to you; else 200 with `assignment`
@@ -416,7 +382,7 @@ class StudyLabellingViewSet(viewsets.ViewSet):
                 },
                 headers={"Retry-After": str(come_back.retry_after_seconds)},
             )
-        report = report_for_labelling(report_id=assignment.item_report_id)
+        report = report_reading(report_id=assignment.item_report_id)
         codes = assignment_codes(assignment=assignment) if study.kind == Study.Kind.OPEN else {}
         # The version read with the assignment: a migration may have committed since `study`
         # was read, and flagged the very item handed out.

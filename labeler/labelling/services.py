@@ -81,7 +81,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
     """The item `user` should label next, held for them; None when nothing is left for them.
 
     An item the user already holds comes back first (a reload does not lose it); then a
-    submission of theirs that a codebook migration flagged for re-labelling (its item not
+    submission of theirs that a codebook revision flagged for re-labelling (its item not
     final), to revise (its `relabel` says what to label again). Otherwise: the first item
     in the study's order that still needs annotations, that the user has not held,
     submitted or skipped, and that no other request is handing out at this moment.
@@ -113,7 +113,7 @@ def assignment_next(*, study: Study, user) -> Assignment | None:
 # indexes, so the sweep runs only when there is something to sweep. Plain SQL, as the ORM
 # takes ten times longer to build it than the database to answer.
 #
-# After the hold, a submission a codebook migration flagged for re-labelling, on an item not
+# After the hold, a submission a codebook revision flagged for re-labelling, on an item not
 # final (labeler.revisions.services): it comes back before any new item.
 PROBE_SQL = """
 SELECT
@@ -444,12 +444,9 @@ def assignment_submit(
         study_id=assignment.study_id, codebook_id=assignment.study_codebook_id
     )
     open_coding = assignment.study_kind == Study.Kind.OPEN
-    if open_coding:
-        chosen, written = open_submission_validate(scheme=scheme, labels=labels, codes=codes or {})
-    elif codes:
-        raise ValidationError({"codes": CLOSED_STUDY_CODES})
-    else:
-        chosen, written = labels_validate(scheme=scheme, labels=labels), {}
+    chosen, written = _submission_validate(
+        scheme=scheme, labels=labels, codes=codes, open_coding=open_coding
+    )
     reclaim = assignment.status == Status.EXPIRED
     first = assignment.status != Status.SUBMITTED
     if note is None:
@@ -459,18 +456,12 @@ def assignment_submit(
     now = timezone.now()
 
     new = labels_paths(chosen)
-    old = {}
-    if first:
-        changes = {}
-    else:
+    old, changes = {}, {}
+    if not first:
         old = dict(assignment.annotations.values_list("dimension__key", "values"))
-        changes = _changes(old, new)
-        if open_coding:
-            changes.update(_code_changes(assignment_codes(assignment=assignment), written))
-        if note != assignment.note:
-            changes["note"] = {"from": assignment.note, "to": note}
-        if unsure != assignment.unsure:
-            changes["unsure"] = {"from": assignment.unsure, "to": unsure}
+        changes = _revision_changes(
+            assignment, old=old, new=new, written=written, note=note, unsure=unsure
+        )
         assignment.annotations.all().delete()
     if open_coding:
         code_uses_replace(assignment=assignment, scheme=scheme, codes=written, user=user, now=now)
@@ -504,6 +495,32 @@ def assignment_submit(
     assignment.labels = new
     assignment.codes = written
     return assignment
+
+
+def _submission_validate(
+    *, scheme: Scheme, labels: dict, codes: dict | None, open_coding: bool
+) -> tuple[dict, dict]:
+    """The categories chosen and the codes written, as labels_validate and
+    open_submission_validate check them; a closed study refuses codes."""
+    if open_coding:
+        return open_submission_validate(scheme=scheme, labels=labels, codes=codes or {})
+    if codes:
+        raise ValidationError({"codes": CLOSED_STUDY_CODES})
+    return labels_validate(scheme=scheme, labels=labels), {}
+
+
+def _revision_changes(
+    assignment: Assignment, *, old: dict, new: dict, written: dict, note: str, unsure: bool
+) -> dict:
+    """What a revision changes in the submission: labels, codes (open coding), note, unsure."""
+    changes = _changes(old, new)
+    if assignment.study_kind == Study.Kind.OPEN:
+        changes.update(_code_changes(assignment_codes(assignment=assignment), written))
+    if note != assignment.note:
+        changes["note"] = {"from": assignment.note, "to": note}
+    if unsure != assignment.unsure:
+        changes["unsure"] = {"from": assignment.unsure, "to": unsure}
+    return changes
 
 
 @dataclass(frozen=True)
@@ -574,7 +591,7 @@ WITH counted AS (
     WHERE item.id = %(item)s
       AND item.adjudicated_at IS NULL
       AND (NOT %(reclaim)s OR item.claimed < item.needed)
-      -- The labels were checked against this codebook version: a codebook migration
+      -- The labels were checked against this codebook version: a codebook revision
       -- committed since (seen by this statement's fresh snapshot) refuses them.
       AND EXISTS (SELECT 1 FROM labeler_study study
                   WHERE study.id = item.study_id AND study.codebook_id = %(codebook)s)

@@ -54,44 +54,8 @@ def study_members(request, slug: str):
     invite_form = InvitationForm(auto_id=INVITE_IDS)
     invitation_link = None
     action = request.POST.get("action") if request.method == "POST" else None
-    if action == "remove":
-        member = get_object_or_404(StudyMember, study=study, pk=_posted_id(request, "member"))
-        try:
-            study_member_remove(study=study, user=member.user, role=member.role)
-        except ValidationError as error:
-            messages.error(request, _error_message(error))
-        else:
-            messages.success(
-                request,
-                f"{member.user} is no longer {member.role} of the study; the labels they gave "
-                "stay, marked as by a removed member.",
-            )
-        return redirect("studies:members", slug=study.slug)
-    if action == "role":
-        member = get_object_or_404(StudyMember, study=study, pk=_posted_id(request, "member"))
-        role_form = MemberRoleForm(request.POST)
-        if not role_form.is_valid():
-            messages.error(request, "Choose a role: " + ", ".join(StudyMember.Role.values) + ".")
-            return redirect("studies:members", slug=study.slug)
-        try:
-            member = study_member_role_change(
-                study=study, member=member, role=role_form.cleaned_data["role"]
-            )
-        except ValidationError as error:
-            messages.error(request, _error_message(error))
-        else:
-            messages.success(request, f"{member.user} is now {member.role} of the study.")
-        return redirect("studies:members", slug=study.slug)
-    if action == "revoke":
-        invitation = get_object_or_404(
-            StudyInvitation, study=study, pk=_posted_id(request, "invitation")
-        )
-        try:
-            study_invitation_revoke(invitation=invitation)
-        except ValidationError as error:
-            messages.error(request, _error_message(error))
-        else:
-            messages.success(request, "The invitation link no longer works.")
+    if action in _CHANGES:
+        _CHANGES[action](request, study)
         return redirect("studies:members", slug=study.slug)
     if action == "invite":
         invite_form = InvitationForm(request.POST, auto_id=INVITE_IDS)
@@ -202,3 +166,53 @@ def _invitation_page(request, invitation, form):
     )
     response["Cache-Control"] = "no-store"
     return response
+
+
+def _member_remove(request, study) -> None:
+    member = get_object_or_404(StudyMember, study=study, pk=_posted_id(request, "member"))
+    try:
+        study_member_remove(study=study, user=member.user, role=member.role)
+    except ValidationError as error:
+        messages.error(request, _error_message(error))
+    else:
+        messages.success(
+            request,
+            f"{member.user} is no longer {member.role} of the study; the labels they gave "
+            "stay, marked as by a removed member.",
+        )
+
+
+def _member_role_change(request, study) -> None:
+    member = get_object_or_404(StudyMember, study=study, pk=_posted_id(request, "member"))
+    role_form = MemberRoleForm(request.POST)
+    if not role_form.is_valid():
+        messages.error(request, "Choose a role: " + ", ".join(StudyMember.Role.values) + ".")
+        return
+    try:
+        member = study_member_role_change(
+            study=study, member=member, role=role_form.cleaned_data["role"]
+        )
+    except ValidationError as error:
+        messages.error(request, _error_message(error))
+    else:
+        messages.success(request, f"{member.user} is now {member.role} of the study.")
+
+
+def _invitation_revoke(request, study) -> None:
+    invitation = get_object_or_404(
+        StudyInvitation, study=study, pk=_posted_id(request, "invitation")
+    )
+    try:
+        study_invitation_revoke(invitation=invitation)
+    except ValidationError as error:
+        messages.error(request, _error_message(error))
+    else:
+        messages.success(request, "The invitation link no longer works.")
+
+
+# The members page's changes that answer with the page again (a redirect), by `action`.
+_CHANGES = {
+    "remove": _member_remove,
+    "role": _member_role_change,
+    "revoke": _invitation_revoke,
+}

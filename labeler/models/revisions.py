@@ -9,7 +9,12 @@ from taxonomy.models import Codebook
 
 class CodebookMigration(models.Model):
     """A study moved to a revised version of its codebook, its labels with it: who, when, from
-    which version to which, and what happened to the labels (`counts`)."""
+    which version to which, and what happened to the labels (`counts`).
+
+    The record of a codebook revision (labeler.revisions). Its class, table, fields and the
+    reason it writes into the labels' history ("codebook migration from v1 to v2") keep the
+    word they were made with: the table and the history are data, and the
+    `migrate_study_codebook` command and the `codebook-migration` API address are contracts."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="codebook_migrations")
     from_codebook = models.ForeignKey(Codebook, on_delete=models.PROTECT, related_name="+")

@@ -24,8 +24,8 @@ from rest_framework.views import APIView
 
 from labeler.common.permissions import study_get_for_user
 from labeler.models import CodebookMigration
-from labeler.revisions.selectors import MigrationPlan, study_codebook_migration_plan
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.selectors import RevisionPlan, study_revision_plan
+from labeler.revisions.services import study_revise
 from taxonomy.models import Codebook
 
 
@@ -33,7 +33,7 @@ def _version(codebook: Codebook) -> dict:
     return {"key": codebook.key, "version": codebook.version}
 
 
-def _plan_json(plan: MigrationPlan) -> dict:
+def _plan_json(plan: RevisionPlan) -> dict:
     return {
         "study": plan.study.slug,
         "from": _version(plan.source),
@@ -67,7 +67,7 @@ def _record_json(record: CodebookMigration) -> dict:
     }
 
 
-class StudyCodebookMigrationView(APIView):
+class StudyRevisionView(APIView):
     """Move the study, its labels with it, to a later version of its codebook: renamed and
     merged categories carry over, labels on a split or removed one go back to their annotators
     for re-labelling, and final labels touching them are reopened. GET plans it and writes
@@ -92,19 +92,19 @@ class StudyCodebookMigrationView(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, slug: str, version: str):
         study, target = self._target(request, slug, version)
-        return Response(_plan_json(study_codebook_migration_plan(study=study, target=target)))
+        return Response(_plan_json(study_revision_plan(study=study, target=target)))
 
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request, slug: str, version: str):
         study, target = self._target(request, slug, version)
-        outcome = study_codebook_migrate(study=study, codebook=target, user=request.user)
+        outcome = study_revise(study=study, codebook=target, user=request.user)
         return Response(_record_json(outcome.record), status=201)
 
 
 urlpatterns = [
     path(
         "studies/<slug:slug>/codebook-migration/<str:version>/",
-        StudyCodebookMigrationView.as_view(),
+        StudyRevisionView.as_view(),
         name="study-codebook-migration",
     ),
 ]

@@ -31,7 +31,7 @@ Status = Assignment.Status
 
 @dataclass(frozen=True)
 class CategoryMove:
-    """One old category in a codebook migration's plan: what became of it, where it goes,
+    """One old category in a codebook revision's plan: what became of it, where it goes,
     and how many current labels (annotations) and final labels use it."""
 
     dimension: str
@@ -55,7 +55,7 @@ class LabelMove:
 
 
 @dataclass
-class MigrationPlan:
+class RevisionPlan:
     """A study's move to a revised version of its codebook, as it would go now.
 
     `mapping` is composed from the study's version (`source`) to `target`; `dimensions` are
@@ -125,7 +125,7 @@ def codebook_revisions_after(*, codebook: Codebook) -> list[Codebook]:
     return found
 
 
-def study_codebook_migration_plan(*, study: Study, target: Codebook) -> MigrationPlan:
+def study_revision_plan(*, study: Study, target: Codebook) -> RevisionPlan:
     """How the study's labels would move to `target` now (see labeler.revisions.mapping).
 
     Refused with a ValidationError naming the problem: the same version, a version that does
@@ -182,7 +182,7 @@ def study_codebook_migration_plan(*, study: Study, target: Codebook) -> Migratio
     holds = study.assignments.filter(
         status=Status.HELD, held_at__gte=timezone.now() - study.hold_timeout
     ).count()
-    return MigrationPlan(
+    return RevisionPlan(
         study=study,
         source=source,
         target=target,

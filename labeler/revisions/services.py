@@ -1,6 +1,6 @@
 """Move a study, and its labels, to a revised version of its codebook.
 
-The plan (labeler.revisions.selectors.study_codebook_migration_plan, on labeler.revisions.mapping)
+The plan (labeler.revisions.selectors.study_revision_plan, on labeler.revisions.mapping)
 says what becomes of every current label. Carried labels are rewritten into the new
 version's categories; a label on a split (or removed) category is taken off the assignment,
 which is flagged (`Assignment.relabel`, the old value kept as context) and goes back into
@@ -33,7 +33,7 @@ from labeler.models import (
     Study,
     StudyItem,
 )
-from labeler.revisions.selectors import MigrationPlan, study_codebook_migration_plan
+from labeler.revisions.selectors import RevisionPlan, study_revision_plan
 from taxonomy.models import Category, Codebook
 from taxonomy.services import codebook_freeze
 
@@ -52,19 +52,19 @@ REOPENED_RESTING = "an annotator's label on it must be given again; a lead decid
 
 
 @dataclass(frozen=True)
-class MigrationOutcome:
+class RevisionOutcome:
     """What a migration did (or, in a dry run, would do): its plan and its counts; `record`
     is the CodebookMigration written (None in a dry run)."""
 
-    plan: MigrationPlan
+    plan: RevisionPlan
     counts: dict[str, int]
     record: CodebookMigration | None
 
 
 @transaction.atomic
-def study_codebook_migrate(
+def study_revise(
     *, study: Study, codebook: Codebook, user, dry_run: bool = False
-) -> MigrationOutcome:
+) -> RevisionOutcome:
     """Move `study` to `codebook`, a later version of its own, labels and all, in one
     transaction (see the module's docstring). `dry_run` plans and counts, and writes nothing.
 
@@ -86,7 +86,7 @@ def study_codebook_migrate(
         if assignment.status == Status.SUBMITTED
     }
     list(StudyItem.objects.select_for_update().filter(study=study).order_by("pk"))
-    plan = study_codebook_migration_plan(study=study, target=codebook)
+    plan = study_revision_plan(study=study, target=codebook)
     if plan.holds:
         raise ValidationError(
             f"{plan.holds} item(s) of study {study.slug!r} are held by annotators right now; "
@@ -96,7 +96,7 @@ def study_codebook_migrate(
         )
     counts = plan.counts
     if dry_run:
-        return MigrationOutcome(plan=plan, counts=counts, record=None)
+        return RevisionOutcome(plan=plan, counts=counts, record=None)
     now = timezone.now()
     record = CodebookMigration.objects.create(
         study=study,
@@ -113,10 +113,10 @@ def study_codebook_migrate(
     _annotations_move(plan=plan, assignments=assignments, record=record, now=now)
     _finals_move(plan=plan, record=record, user=user, now=now)
     scheme_forget(study_id=study.pk)
-    return MigrationOutcome(plan=plan, counts=counts, record=record)
+    return RevisionOutcome(plan=plan, counts=counts, record=record)
 
 
-def _categories(plan: MigrationPlan) -> dict[tuple[str, str], Category]:
+def _categories(plan: RevisionPlan) -> dict[tuple[str, str], Category]:
     found = Category.objects.filter(dimension__in=plan.dimensions.values()).select_related(
         "dimension"
     )
@@ -124,7 +124,7 @@ def _categories(plan: MigrationPlan) -> dict[tuple[str, str], Category]:
 
 
 def _annotations_move(
-    *, plan: MigrationPlan, assignments: dict[int, Assignment], record: CodebookMigration, now
+    *, plan: RevisionPlan, assignments: dict[int, Assignment], record: CodebookMigration, now
 ) -> None:
     """Every submitted assignment's labels (`assignments`, locked) into the new version, and
     one version each, read by agreement as of when the labels it translates were given."""
@@ -200,7 +200,7 @@ def _annotations_move(
     Assignment.objects.bulk_update(list(assignments.values()), ["version", "relabel"])
 
 
-def _finals_move(*, plan: MigrationPlan, record: CodebookMigration, user, now) -> None:
+def _finals_move(*, plan: RevisionPlan, record: CodebookMigration, user, now) -> None:
     """Carry final labels over, or reopen them (the item then waits for a lead again)."""
     labels = {
         label.pk: label

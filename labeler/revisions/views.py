@@ -11,13 +11,13 @@ from django.views.decorators.http import require_http_methods
 from labeler.common.permissions import study_get_for_user
 from labeler.common.views import require_lead
 from labeler.models import Study
-from labeler.revisions.selectors import study_codebook_migration_plan
-from labeler.revisions.services import COUNTS, study_codebook_migrate
+from labeler.revisions.selectors import study_revision_plan
+from labeler.revisions.services import COUNTS, study_revise
 from taxonomy.models import Codebook
 
 
 @require_http_methods(["GET", "POST"])
-def codebook_migration_page(request, slug: str, version: str):
+def revision_page(request, slug: str, version: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
     require_lead(access)
     source = Codebook.objects.get(pk=study.codebook_id)
@@ -29,10 +29,10 @@ def codebook_migration_page(request, slug: str, version: str):
             f"{study.name} is an open-coding round: it has no labels to move to another "
             "version; its code board freezes into a version that a closed study labels with"
         ]
-        return render(request, "labeler/codebook_migration.html", context, status=400)
+        return render(request, "labeler/revision.html", context, status=400)
     try:
         if request.method == "POST":
-            outcome = study_codebook_migrate(study=study, codebook=target, user=request.user)
+            outcome = study_revise(study=study, codebook=target, user=request.user)
             counts = outcome.counts
             messages.success(
                 request,
@@ -42,14 +42,14 @@ def codebook_migration_page(request, slug: str, version: str):
                 f"{counts['finals_reopened']} final labels reopened.",
             )
             return redirect("studies:detail", study.slug)
-        plan = study_codebook_migration_plan(study=study, target=target)
+        plan = study_revision_plan(study=study, target=target)
     except ValidationError as error:
         context["errors"] = error.messages
-        return render(request, "labeler/codebook_migration.html", context, status=400)
+        return render(request, "labeler/revision.html", context, status=400)
     counts = plan.counts
     context.update(
         plan=plan,
         counts=[(counts[name], what) for name, what in COUNTS],
         categories=plan.categories,
     )
-    return render(request, "labeler/codebook_migration.html", context)
+    return render(request, "labeler/revision.html", context)

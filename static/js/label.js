@@ -1,6 +1,6 @@
 // The labelling page: one report at a time, labels chosen from the keyboard. It drives the
-// study API (next, submit, skip, progress, previous) and reads each item's report from the
-// page's item report address, shown by report.js. Unsaved choices live in a draft in the
+// study API (next, submit, skip, progress, previous) and shows, by report.js, the report that
+// `next` brings with each item (an earlier item's, to revise, from the item report address). Unsaved choices live in a draft in the
 // browser (label_draft.js) until they are submitted. In an open-coding study each dimension
 // also takes codes written by the annotator (label_codes.js), and the note is a memo.
 
@@ -213,20 +213,44 @@ async function open(entry) {
     setStatus("Your unsaved choices for this item are back (kept in this browser at " + when + ").");
   }
   try {
-    const report = await api("GET", urlFor(config.urls.report, shown.item));
+    // `next` brings the report with the item; a revision of an earlier item reads it.
+    const report = shown.report || await api("GET", urlFor(config.urls.report, shown.item));
     if (state.current !== shown) return;
-    renderReport(byId("report"), report);
+    showReport(report);
     window.scrollTo(0, 0);
-    controls.fit();
-    const ref = report.repository + "#" + report.number;
-    byId("item-ref").textContent = ref;
-    byId("item-ref").title = ref;
+    if (shown.report && lacksPatches(report)) askForPatches(shown);
   } catch (error) {
     setStatus("The report did not load: " + error.message, true);
   }
 }
 
-// A submission a codebook migration flagged: what the annotator had on each dimension to
+// The item report asks for the fix commits' patches (fetched there without a worker) and
+// brings them when they are in; the item stays in use meanwhile.
+async function askForPatches(shown) {
+  try {
+    const report = await api("GET", urlFor(config.urls.report, shown.item));
+    if (state.current === shown && !lacksPatches(report)) showReport(report);
+  } catch (error) {
+    // The report is shown already; only its patches are missing.
+  }
+}
+
+function showReport(report) {
+  renderReport(byId("report"), report);
+  controls.fit();
+  const ref = report.repository + "#" + report.number;
+  byId("item-ref").textContent = ref;
+  byId("item-ref").title = ref;
+}
+
+// A fix commit whose per-file patches are not in yet: no files, though it changed some.
+function lacksPatches(report) {
+  return report.fix_links.some(function (link) {
+    return link.commit && !link.commit.files.length && link.commit.changed_files !== 0;
+  });
+}
+
+// A submission a codebook revision flagged: what the annotator had on each dimension to
 // label again, and what those categories became, as context (never chosen for them).
 function showRelabel(relabel) {
   const box = byId("relabel");
@@ -320,7 +344,7 @@ async function loadNext(loading) {
       setStatus(error.message, true);
       return;
     }
-    await open(Object.assign(revisionEntry(assignment), { relabel: relabel }));
+    await open(Object.assign(revisionEntry(assignment), { relabel: relabel, report: data.report }));
     if (!drafts.read(data.assignment)) setStatus("");
     return;
   }
@@ -334,6 +358,7 @@ async function loadNext(loading) {
     version: data.version,
     revising: false,
     ref: data.report ? data.report.repository + "#" + data.report.number : "",
+    report: data.report,
   });
   if (!drafts.read(data.assignment)) setStatus("");
 }

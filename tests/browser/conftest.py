@@ -63,8 +63,12 @@ def make_study(annotator):
 
 
 @pytest.fixture
-def second(make_user, study):
-    """A second annotator of the test file's `study`."""
-    user = make_user(username="ann2")
-    StudyMemberFactory(study=study, user=user, role="annotator")
-    return user
+def add_second_annotator(make_user):
+    """`add_second_annotator(study)`: a second annotator ("ann2") of `study`."""
+
+    def add(study):
+        user = make_user(username="ann2")
+        StudyMemberFactory(study=study, user=user, role="annotator")
+        return user
+
+    return add

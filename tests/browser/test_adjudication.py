@@ -20,16 +20,16 @@ RATIONALE = "Two threads race on the cache"
 
 
 @pytest.fixture
-def offline(offline):
+def wide_offline(offline):
     """The shared `offline` page (tests/browser/conftest.py), wide enough for the queue."""
     offline.set_viewport_size({"width": 1400, "height": 900})
     return offline
 
 
 def test_a_lead_adjudicates_a_disagreement_by_keyboard(
-    offline, sign_in, annotator, lead, researcher, make_user
+    wide_offline, sign_in, annotator, lead, researcher, make_user
 ):
-    page = offline
+    page = wide_offline
     study = decided_study(
         annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
     )
@@ -120,9 +120,9 @@ def test_a_lead_adjudicates_a_disagreement_by_keyboard(
 
 
 def test_the_agreement_page_keeps_up_as_decisions_come_in(
-    offline, sign_in, annotator, lead, researcher, make_user
+    wide_offline, sign_in, annotator, lead, researcher, make_user
 ):
-    page = offline
+    page = wide_offline
     study = decided_study(
         annotator=annotator, lead=lead, researcher=researcher, make_user=make_user
     )
@@ -152,9 +152,9 @@ def test_the_agreement_page_keeps_up_as_decisions_come_in(
 
 
 def test_the_agreement_page_names_each_bands_scale_and_colours_kappas_from_0_to_1(
-    offline, sign_in, annotator, lead, researcher, make_user
+    wide_offline, sign_in, annotator, lead, researcher, make_user
 ):
-    page = offline
+    page = wide_offline
     decided_study(annotator=annotator, lead=lead, researcher=researcher, make_user=make_user)
     sign_in(lead)
     page.goto("/studies/perf/agreement/")
@@ -178,9 +178,9 @@ def test_the_agreement_page_names_each_bands_scale_and_colours_kappas_from_0_to_
 
 
 def test_a_lead_chooses_fleiss_scale_for_the_kappas_bands(
-    offline, sign_in, annotator, lead, researcher, make_user
+    wide_offline, sign_in, annotator, lead, researcher, make_user
 ):
-    page = offline
+    page = wide_offline
     decided_study(annotator=annotator, lead=lead, researcher=researcher, make_user=make_user)
     sign_in(lead)
     page.goto("/studies/perf/agreement/")
@@ -204,8 +204,10 @@ def test_a_lead_chooses_fleiss_scale_for_the_kappas_bands(
     page.screenshot(path="test-artifacts/agreement-fleiss-bands.png")
 
 
-def test_an_empty_studys_agreement_page_says_why_it_is_empty(offline, sign_in, lead, make_study):
-    page = offline
+def test_an_empty_studys_agreement_page_says_why_it_is_empty(
+    wide_offline, sign_in, lead, make_study
+):
+    page = wide_offline
     make_study(
         [BugReportFactory(), BugReportFactory()],
         factory=LabellingStudyFactory,

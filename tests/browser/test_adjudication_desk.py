@@ -21,14 +21,14 @@ BLOAT = {"root-cause": "memory/bloat", "impact": ["speed"]}
 
 
 @pytest.fixture
-def desk(offline, annotator, second_annotator, lead):
+def desk(offline, annotator, ann2_annotator, lead):
     """Study "perf": two items its annotators disagree on the root cause of."""
     offline.set_viewport_size({"width": 1400, "height": 900})
     study = LabellingStudyFactory(slug="perf", overlap=2)
     items = [StudyItemFactory(study=study, position=position) for position in range(2)]
-    for user, role in ((annotator, "annotator"), (second_annotator, "annotator"), (lead, "lead")):
+    for user, role in ((annotator, "annotator"), (ann2_annotator, "annotator"), (lead, "lead")):
         StudyMemberFactory(study=study, user=user, role=role)
-    for user, answers in ((annotator, [LEAK, LEAK]), (second_annotator, [BLOAT, THREADS])):
+    for user, answers in ((annotator, [LEAK, LEAK]), (ann2_annotator, [BLOAT, THREADS])):
         for labels in answers:
             held = assignment_next(study=study, user=user)
             assignment_submit(assignment_id=held.pk, user=user, labels=labels)
@@ -36,7 +36,7 @@ def desk(offline, annotator, second_annotator, lead):
 
 
 @pytest.fixture
-def second_annotator(make_user):
+def ann2_annotator(make_user):
     return make_user(Role.ANNOTATOR, username="ann2")
 
 
@@ -116,7 +116,7 @@ def test_a_lead_decides_two_disagreements_by_keyboard_without_a_page_load(desk, 
 
 
 def test_a_decision_on_labels_revised_meanwhile_is_refused_with_what_changed(
-    desk, sign_in, lead, second_annotator
+    desk, sign_in, lead, ann2_annotator
 ):
     page, items = desk
     first = items[0]
@@ -125,9 +125,9 @@ def test_a_decision_on_labels_revised_meanwhile_is_refused_with_what_changed(
     expect(page.get_by_test_id("desk")).to_have_attribute("data-item", str(first.pk))
     decide_by_keys(page, "1", "A leak", "u")
 
-    revised = Assignment.objects.get(item=first, annotator=second_annotator)
+    revised = Assignment.objects.get(item=first, annotator=ann2_annotator)
     assignment_submit(
-        assignment_id=revised.pk, user=second_annotator, labels=THREADS, version=revised.version
+        assignment_id=revised.pk, user=ann2_annotator, labels=THREADS, version=revised.version
     )
     page.keyboard.press("Enter")
 

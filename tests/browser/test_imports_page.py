@@ -8,7 +8,6 @@ from playwright.sync_api import expect
 
 from config.celery import app
 from mining.models import BugReport
-from tests.fakegithub.fixtures import fake_github  # noqa: F401
 from tests.mining import github_data
 from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
 from tests.mining.payloads import rest_comment
@@ -20,7 +19,7 @@ HOSTILE = "Training got **slower** after the upgrade.\n\n<script>window.__pwned 
 
 
 @pytest.fixture
-def github(fake_github):  # noqa: F811
+def github(fake_github):
     repo = github_data.add_issues(fake_github, REPO, 250)
     repo.issues[7].update(title="Training got slower", body=HOSTILE, comments=2)
     repo.comments[7] = [

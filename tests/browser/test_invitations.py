@@ -18,7 +18,7 @@ PASSWORD = "a-long-enough-pass-29"
 
 
 @pytest.fixture
-def study(make_study, lead):
+def invitation_study(make_study, lead):
     reports = [BugReportFactory(title="Memory grows every epoch"), BugReportFactory(title="Slow")]
     return make_study(
         reports,
@@ -31,7 +31,7 @@ def study(make_study, lead):
 
 
 def test_lead_invites_and_the_invitee_joins_and_labels(
-    wide, sign_in, browser, live_server, lead, annotator, study
+    wide, sign_in, browser, live_server, lead, annotator, invitation_study
 ):
     page = wide
     sign_in(lead)
@@ -68,7 +68,7 @@ def test_lead_invites_and_the_invitee_joins_and_labels(
         expect(invitee.get_by_role("heading", level=1)).to_have_text("Performance bugs")
         expect(invitee.get_by_test_id("overlap-warning")).to_contain_text("only 1")
         assert StudyMember.objects.filter(
-            study=study, user__username="newbie", role="annotator"
+            study=invitation_study, user__username="newbie", role="annotator"
         ).exists()
         invitee.screenshot(path="test-artifacts/invitee-study-page.png", full_page=True)
         invitee.get_by_test_id("start-labelling").click()

@@ -27,7 +27,7 @@ def dlperf_study(make_study):
 
 
 @pytest.fixture
-def study(make_study):
+def three_dimension_study(make_study):
     """A single-choice required dimension, an optional multi-choice one and an optional
     single-choice one; each has a category with sub-categories that may itself be chosen."""
     codebook = CodebookFactory()
@@ -222,7 +222,7 @@ def test_definition_of_the_highlighted_category_stays_on_screen(
     assert_on_screen(page, definition.locator("p").first, inside=definition)
 
 
-def test_a_choice_is_taken_back_from_the_keyboard(page, sign_in, annotator, study):
+def test_a_choice_is_taken_back_from_the_keyboard(page, sign_in, annotator, three_dimension_study):
     sign_in(annotator)
     page.goto("/studies/ctl/label/")
     wait_for_item(page, "First report")
@@ -275,7 +275,7 @@ def test_a_choice_is_taken_back_from_the_keyboard(page, sign_in, annotator, stud
 
 
 def test_tab_after_the_last_dimension_goes_to_the_note_never_back_to_the_first(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, three_dimension_study
 ):
     sign_in(annotator)
     page.goto("/studies/ctl/label/")
@@ -327,7 +327,7 @@ def test_tab_after_the_last_dimension_goes_to_the_note_never_back_to_the_first(
 
 
 def test_history_opens_with_a_key_and_a_skip_message_clears_with_the_next_item(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, three_dimension_study
 ):
     sign_in(annotator)
     page.goto("/studies/ctl/label/")

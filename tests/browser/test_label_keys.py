@@ -19,7 +19,7 @@ TITLES = ["First report", "Second report", "Third report"]
 
 
 @pytest.fixture
-def study(make_study):
+def root_cause_study(make_study):
     """The built-in root-cause codebook: 12 top-level root causes, the first with two
     sub-categories, and an impact dimension with 3 options."""
     reports = [BugReportFactory(title=title) for title in TITLES]
@@ -36,7 +36,9 @@ def next_item(page, previous: str | None = None) -> str:
     return title.inner_text()
 
 
-def test_two_digits_in_a_long_list_and_one_in_a_short_one(page, sign_in, annotator, study):
+def test_two_digits_in_a_long_list_and_one_in_a_short_one(
+    page, sign_in, annotator, root_cause_study
+):
     # Timers under the test's control: a pause between the two digits changes nothing.
     page.clock.install(time=START)
     page.set_viewport_size({"width": 1400, "height": 900})

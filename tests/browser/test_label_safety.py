@@ -23,7 +23,7 @@ TITLES = ["Memory grows every epoch", "Data loader threads deadlock"]
 
 
 @pytest.fixture
-def study(make_study):
+def revisable_study(make_study):
     # Two annotations an item, so that one annotator's labels stay open to revision (a single
     # complete answer would be final).
     return make_study(
@@ -40,7 +40,7 @@ def name_of(study, path):
 
 
 def test_a_note_too_long_is_counted_and_refused_in_view_naming_the_note(
-    wide, sign_in, annotator, study
+    wide, sign_in, annotator, revisable_study
 ):
     page = wide
     sign_in(annotator)
@@ -72,7 +72,9 @@ def test_a_note_too_long_is_counted_and_refused_in_view_naming_the_note(
     assert not Assignment.objects.filter(status="submitted").exists()
 
 
-def test_a_second_tab_shows_both_versions_and_keeps_the_one_chosen(wide, sign_in, annotator, study):
+def test_a_second_tab_shows_both_versions_and_keeps_the_one_chosen(
+    wide, sign_in, annotator, revisable_study
+):
     first = wide
     sign_in(annotator)
     first.goto("/studies/perf/label/")
@@ -94,8 +96,12 @@ def test_a_second_tab_shows_both_versions_and_keeps_the_one_chosen(wide, sign_in
     conflict = second.get_by_test_id("conflict")
     expect(conflict).to_be_visible()
     expect(conflict).to_contain_text("version 1 was saved since")
-    expect(second.get_by_test_id("conflict-theirs")).to_contain_text(name_of(study, "memory/leak"))
-    expect(second.get_by_test_id("conflict-mine")).to_contain_text(name_of(study, "threading"))
+    expect(second.get_by_test_id("conflict-theirs")).to_contain_text(
+        name_of(revisable_study, "memory/leak")
+    )
+    expect(second.get_by_test_id("conflict-mine")).to_contain_text(
+        name_of(revisable_study, "threading")
+    )
     expect(second.get_by_test_id("conflict-mine").locator("dd.differs")).to_have_count(2)
     # The safe choice is the default: Enter would keep the saved version.
     expect(second.get_by_test_id("keep-theirs")).to_be_focused()
@@ -123,7 +129,9 @@ def test_a_second_tab_shows_both_versions_and_keeps_the_one_chosen(wide, sign_in
     assert AnnotationVersion.objects.filter(assignment=held).count() == 2
 
 
-def test_keeping_the_saved_version_drops_the_changes_and_moves_on(wide, sign_in, annotator, study):
+def test_keeping_the_saved_version_drops_the_changes_and_moves_on(
+    wide, sign_in, annotator, revisable_study
+):
     first = wide
     sign_in(annotator)
     first.goto("/studies/perf/label/")
@@ -143,7 +151,7 @@ def test_keeping_the_saved_version_drops_the_changes_and_moves_on(wide, sign_in,
 
     wait_for_item(second, TITLES[1])
     expect(second.get_by_test_id("status")).to_have_text(
-        f"Kept the saved version 1 of {study.items.get(position=0).report}; "
+        f"Kept the saved version 1 of {revisable_study.items.get(position=0).report}; "
         "your changes were dropped."
     )
     kept = Assignment.objects.get(item__report__title=TITLES[0])
@@ -160,7 +168,7 @@ def drafts(page):
 
 
 def test_unsaved_choices_survive_a_reload_the_back_button_and_a_closed_tab(
-    wide, sign_in, annotator, study
+    wide, sign_in, annotator, revisable_study
 ):
     page = wide
     sign_in(annotator)
@@ -212,7 +220,9 @@ def test_unsaved_choices_survive_a_reload_the_back_button_and_a_closed_tab(
     }
 
 
-def test_a_revision_left_unsaved_opens_again_after_a_reload(wide, sign_in, annotator, study):
+def test_a_revision_left_unsaved_opens_again_after_a_reload(
+    wide, sign_in, annotator, revisable_study
+):
     page = wide
     sign_in(annotator)
     page.goto("/studies/perf/label/")
@@ -239,14 +249,14 @@ def test_a_revision_left_unsaved_opens_again_after_a_reload(wide, sign_in, annot
 
 
 def test_nothing_free_says_how_many_may_come_back_and_when_then_all_done(
-    wide, sign_in, annotator, make_user, study
+    wide, sign_in, annotator, make_user, revisable_study
 ):
     page = wide
     # One annotation an item: the item the other annotator holds is full.
-    study.items.update(needed=1)
+    revisable_study.items.update(needed=1)
     other = make_user(username="other")
-    StudyMemberFactory(study=study, user=other, role="annotator")
-    held = assignment_next(study=study, user=other)
+    StudyMemberFactory(study=revisable_study, user=other, role="annotator")
+    held = assignment_next(study=revisable_study, user=other)
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(minutes=18))
     sign_in(annotator)
     page.goto("/studies/perf/label/")
@@ -280,9 +290,11 @@ def test_nothing_free_says_how_many_may_come_back_and_when_then_all_done(
     page.screenshot(path="test-artifacts/label-all-done.png")
 
 
-def test_a_long_repository_name_keeps_the_header_on_one_line(wide, sign_in, annotator, study):
+def test_a_long_repository_name_keeps_the_header_on_one_line(
+    wide, sign_in, annotator, revisable_study
+):
     page = wide
-    report = study.items.get(position=0).report
+    report = revisable_study.items.get(position=0).report
     long_name = "a-very-long-organisation-name/" + "an-even-longer-repository-name-" * 3
     report.repository.full_name = long_name
     report.repository.save(update_fields=["full_name"])

@@ -3,14 +3,15 @@
 import re
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Annotation, AnnotationVersion, Assignment
-from mining.models import BugReport, FixLink, PullRequest
+from mining.models import BugReport, Commit, FixLink, PullRequest
 from tests.browser.label_page import wait_for_item
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
-from tests.labeler.ui_factories import HOSTILE_BODY, report_with_fix
+from tests.labeler.ui_factories import FIX_FILES, HOSTILE_BODY, report_with_fix
 from tests.mining.factories import BugReportFactory, CommentFactory, FixLinkFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,7 +20,7 @@ FIRST_NOTE = "FIRST-ANNOTATOR-PRIVATE-NOTE"
 
 
 @pytest.fixture
-def study(make_study):
+def labelling_study(make_study):
     reports = [
         BugReportFactory(title="Memory grows every epoch", body=HOSTILE_BODY),
         BugReportFactory(title="Data loader threads deadlock"),
@@ -32,7 +33,9 @@ def study(make_study):
     )
 
 
-def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, annotator, study):
+def test_annotator_labels_three_items_with_the_keyboard_only(
+    wide, sign_in, annotator, labelling_study
+):
     page = wide
     sign_in(annotator)
     page.goto("/studies/perf/label/")
@@ -139,10 +142,11 @@ def test_annotator_labels_three_items_with_the_keyboard_only(wide, sign_in, anno
 
 
 def test_second_annotator_gets_the_same_items_and_never_sees_the_first_ones_labels(
-    page, sign_in, annotator, second, study
+    page, sign_in, annotator, add_second_annotator, labelling_study
 ):
+    second = add_second_annotator(labelling_study)
     for _ in range(3):
-        held = assignment_next(study=study, user=annotator)
+        held = assignment_next(study=labelling_study, user=annotator)
         assignment_submit(
             assignment_id=held.pk,
             user=annotator,
@@ -210,9 +214,9 @@ def test_second_annotator_gets_the_same_items_and_never_sees_the_first_ones_labe
 
 
 def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
-    page, sign_in, annotator, lead, study
+    page, sign_in, annotator, lead, labelling_study
 ):
-    StudyMemberFactory(study=study, user=lead, role="lead")
+    StudyMemberFactory(study=labelling_study, user=lead, role="lead")
     sign_in(annotator)
     page.goto("/studies/perf/label/")
     wait_for_item(page, "Memory grows every epoch")
@@ -251,7 +255,7 @@ def test_skip_with_a_reason_from_the_keyboard_and_the_lead_sees_why(
 
 
 def test_a_pull_request_never_imported_claims_no_state_and_links_to_github(
-    page, sign_in, annotator, study
+    page, sign_in, annotator, labelling_study
 ):
     report = BugReport.objects.get(title="Memory grows every epoch")
     report.repository.html_url = ""
@@ -279,3 +283,60 @@ def test_a_pull_request_never_imported_claims_no_state_and_links_to_github(
     expect(imported.locator(".badge").first).to_have_text("merged")
     fix.scroll_into_view_if_needed()
     page.screenshot(path="test-artifacts/label-fix-not-imported.png")
+
+
+def test_the_report_comes_with_the_item_and_is_read_again_only_to_revise(
+    page, sign_in, annotator, labelling_study
+):
+    reads = []
+    page.on(
+        "request",
+        lambda request: reads.append(request.url) if "/report/" in request.url else None,
+    )
+    sign_in(annotator)
+    page.goto("/studies/perf/label/")
+
+    wait_for_item(page, "Memory grows every epoch")
+    expect(page.get_by_test_id("report").locator(".fix")).to_have_count(2)
+    page.keyboard.press("1")
+    page.keyboard.press("1")  # memory/leak
+    page.keyboard.press("Enter")
+    wait_for_item(page, "Data loader threads deadlock")
+    assert reads == []  # `next` brought both reports
+
+    page.keyboard.press("p")  # revise the first: its report is read from the item report
+    wait_for_item(page, "Memory grows every epoch")
+    expect(page.get_by_test_id("revising")).to_be_visible()
+    assert [url.split("/studies/perf")[1] for url in reads] == [
+        f"/items/{labelling_study.items.get(report__title='Memory grows every epoch').pk}/report/"
+    ]
+
+
+def test_a_fix_commit_without_its_patches_asks_for_them_through_the_item_report(
+    page, sign_in, annotator, labelling_study
+):
+    report = BugReport.objects.get(title="Memory grows every epoch")
+    commit = report.fix_links.exclude(commit=None).get().commit
+    # Asked for already (so no fetch starts here), not in yet.
+    Commit.objects.filter(pk=commit.pk).update(
+        files=[], files_fetched=False, files_requested_at=timezone.now()
+    )
+    item = labelling_study.items.get(report=report)
+    sign_in(annotator)
+
+    with page.expect_response(lambda r: r.url.endswith(f"/items/{item.pk}/report/")) as asked:
+        page.goto("/studies/perf/label/")
+        wait_for_item(page, "Memory grows every epoch")
+    assert asked.value.json()["patches"] == {"pending": True, "error": ""}
+    expect(page.get_by_test_id("report").locator(".fix")).to_have_count(2)
+    expect(page.get_by_test_id("status")).to_have_text("")  # the item is in use meanwhile
+    expect(page.get_by_test_id("report").locator("pre.diff")).to_have_count(0)
+
+    # Once they are in, the held item comes back with them, and nothing is read again.
+    Commit.objects.filter(pk=commit.pk).update(files=FIX_FILES, files_fetched=True)
+    reads = []
+    page.on("request", lambda r: reads.append(r.url) if "/report/" in r.url else None)
+    page.reload()
+    wait_for_item(page, "Memory grows every epoch")
+    expect(page.get_by_test_id("report").locator("pre.diff .line.add")).to_have_count(1)
+    assert reads == []

@@ -19,7 +19,7 @@ LONG = "\n\n".join(
 
 
 @pytest.fixture
-def study(make_study, lead):
+def long_report_study(make_study, lead):
     repository = RepositoryFactory(
         owner="tensorflow-lite-demo-organisation", name="tensorflow-lite"
     )
@@ -46,7 +46,7 @@ def assert_fits_the_screen(page, width):
     assert box["x"] >= 0 and box["x"] + box["width"] <= width, (page.url, box)
 
 
-def test_the_labelling_page_on_a_phone(page, sign_in, annotator, study):
+def test_the_labelling_page_on_a_phone(page, sign_in, annotator, long_report_study):
     page.set_viewport_size(PHONE)
     sign_in(annotator)
     page.goto("/studies/perf/label/")
@@ -86,7 +86,9 @@ def test_the_labelling_page_on_a_phone(page, sign_in, annotator, study):
         ("lead", "/studies/new/"),
     ],
 )
-def test_no_page_is_wider_than_a_phone(page, sign_in, study, annotator, lead, user, path):
+def test_no_page_is_wider_than_a_phone(
+    page, sign_in, long_report_study, annotator, lead, user, path
+):
     page.set_viewport_size(PHONE)
     sign_in({"annotator": annotator, "lead": lead}[user])
     page.goto(path)
@@ -95,7 +97,7 @@ def test_no_page_is_wider_than_a_phone(page, sign_in, study, annotator, lead, us
     page.screenshot(path=f"test-artifacts/phone-{user}-{name}.png", full_page=True)
 
 
-def test_report_and_controls_stack_below_900_pixels(page, sign_in, annotator, study):
+def test_report_and_controls_stack_below_900_pixels(page, sign_in, annotator, long_report_study):
     page.set_viewport_size({"width": 880, "height": 900})
     sign_in(annotator)
     page.goto("/studies/perf/label/")

@@ -19,7 +19,7 @@ TITLES = ["Memory grows every epoch", "Loader threads deadlock", "Slow first ste
 
 
 @pytest.fixture
-def study(make_study, lead):
+def open_coding_study(make_study, lead):
     return make_study(
         [BugReportFactory(title=title) for title in TITLES],
         factory=OpenStudyFactory,
@@ -43,8 +43,9 @@ def type_code(page, text):
 
 
 def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
-    watched, sign_in, annotator, second, lead, study
+    watched, sign_in, annotator, add_second_annotator, lead, open_coding_study
 ):
+    second = add_second_annotator(open_coding_study)
     page = watched
     sign_in(annotator)
     page.goto("/studies/open/label/")
@@ -147,7 +148,7 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
     expect(page.get_by_test_id("code-input-root-cause")).not_to_be_focused()
 
     # Once the study shares codes, everyone's are offered.
-    Study.objects.filter(pk=study.pk).update(codes_shared=True)
+    Study.objects.filter(pk=open_coding_study.pk).update(codes_shared=True)
     page.keyboard.press("c")
     page.keyboard.press("Backspace")  # the "m" typed before
     type_code(page, "mem")
@@ -206,7 +207,7 @@ def test_two_annotators_code_by_keyboard_offered_their_own_codes_then_everyones(
 
 
 def test_the_saturation_chart_of_a_round_not_started_says_there_is_nothing_to_draw(
-    watched, sign_in, lead, study
+    watched, sign_in, lead, open_coding_study
 ):
     page = watched
     sign_in(lead)

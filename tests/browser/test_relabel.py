@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from labeler.models import Assignment
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,7 +16,7 @@ def test_a_flagged_label_comes_back_with_its_old_value_as_context(
     page, sign_in, annotator, lead, make_user
 ):
     study = labelled_study(annotator=annotator, second=make_user(username="ann2"), lead=lead)
-    study_codebook_migrate(study=study, codebook=revise_v2(study.codebook), user=lead)
+    study_revise(study=study, codebook=revise_v2(study.codebook), user=lead)
     flagged = Assignment.objects.get(item=study.items.order_by("position")[2], annotator=annotator)
     sign_in(annotator)
     page.goto("/studies/perf/label/")

@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def study(make_study, lead):
+def demo_study(make_study, lead):
     repository = RepositoryFactory(owner="pytorch", name="pytorch")
     reports = [
         BugReportFactory(repository=repository, number=number, has_fix=number == 1)
@@ -31,7 +31,7 @@ def study(make_study, lead):
     )
 
 
-def test_the_reports_filter_speaks_plainly_and_shows_a_bad_value(wide, sign_in, lead, study):
+def test_the_reports_filter_speaks_plainly_and_shows_a_bad_value(wide, sign_in, lead, demo_study):
     page = wide
     sign_in(lead)
     page.goto("/reports/")
@@ -80,7 +80,7 @@ def upload(page, name, text, create_missing=False):
 
 
 def test_the_import_page_shows_this_studys_format_and_one_problem_per_typo(
-    wide, sign_in, lead, study
+    wide, sign_in, lead, demo_study
 ):
     page = wide
     sign_in(lead)
@@ -121,7 +121,7 @@ def test_the_import_page_shows_this_studys_format_and_one_problem_per_typo(
 
 
 def test_the_set_up_page_names_fields_as_it_labels_them_and_filters_repositories(
-    wide, sign_in, researcher, study
+    wide, sign_in, researcher, demo_study
 ):
     page = wide
     for name in ("keras-team/keras", "tensorflow/tensorflow", "jax-ml/jax"):
@@ -153,7 +153,7 @@ def test_the_set_up_page_names_fields_as_it_labels_them_and_filters_repositories
     page.screenshot(path="test-artifacts/study-setup-errors.png", full_page=True)
 
 
-def test_every_page_leads_on(wide, sign_in, annotator, lead, study):
+def test_every_page_leads_on(wide, sign_in, annotator, lead, demo_study):
     page = wide
     sign_in(annotator)
     start = page.get_by_test_id("start-labelling-demo")

@@ -13,11 +13,6 @@ pytestmark = pytest.mark.django_db
 NEW_PASSWORD = "a-longer-new-passphrase-42"
 
 
-@pytest.fixture
-def ann():
-    return UserFactory(username="ann")
-
-
 def sign_in(username: str, password: str) -> Client:
     """A browser's sign-in, through the page (axes wants the request)."""
     client = Client()

@@ -4,10 +4,8 @@ large for the database names nothing, so the API answers its 404 body and a page
 from dataclasses import dataclass
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
-from tests.labeler.factories import UserFactory
 from tests.urlconf import methods_of, url_patterns
 
 pytestmark = pytest.mark.django_db
@@ -81,13 +79,6 @@ def test_the_walk_finds_every_kind_of_api_resource_and_page():
         "/reports/{id}/",
         "/studies/perf/items/{id}/history/",
     } <= found
-
-
-@pytest.fixture
-def superuser_client(study):
-    client = Client()
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.mark.parametrize("value", NOT_IDS)

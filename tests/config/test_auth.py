@@ -29,11 +29,6 @@ def limits(settings):
     settings.AXES_COOLOFF_TIME = dt.timedelta(minutes=15)
 
 
-@pytest.fixture
-def ann():
-    return UserFactory(username="ann")
-
-
 def sign_in(username, password, address="10.0.0.1", path="/accounts/login/"):
     return Client(REMOTE_ADDR=address).post(path, {"username": username, "password": password})
 

@@ -131,12 +131,21 @@ def test_a_second_user_shares_the_server_and_the_last_one_stops_it(data):
 
 def test_two_runs_started_together_on_a_fresh_folder_share_one_server(tmp_path):
     data = tmp_path / "fresh"
+    joined = tmp_path / "joined"
+    joined.mkdir()
+    # Each run connects, says when its server started, and keeps it in use until the other
+    # has connected too (however slow the machine): then one server must serve both.
     command = [
         sys.executable, "-m", "config.embedded_db", "--data", str(data),
         sys.executable, "-c",
-        "import os, time, psycopg2; c = psycopg2.connect(os.environ['DATABASE_URL']); "
+        "import os, sys, time, psycopg2; c = psycopg2.connect(os.environ['DATABASE_URL']); "
         "k = c.cursor(); k.execute('SELECT pg_postmaster_start_time()'); "
-        "print(k.fetchone()[0]); time.sleep(5)",  # long enough for the other to join
+        "print(k.fetchone()[0], flush=True); "
+        "open(os.path.join(sys.argv[1], str(os.getpid())), 'w').close(); "
+        "deadline = time.monotonic() + 100\n"
+        "while len(os.listdir(sys.argv[1])) < 2 and time.monotonic() < deadline: "
+        "time.sleep(0.05)",
+        str(joined),
     ]  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     runs = [

@@ -31,10 +31,9 @@ def post_json(client, path, body: str):
 
 
 @pytest.fixture
-def signed_in(study, lead):
-    client = Client()
-    client.force_login(lead)
-    return client
+def study_lead_client(study, lead_client):
+    """Signed in as the lead of `study`."""
+    return lead_client
 
 
 def test_fifty_thousand_brackets_to_the_token_endpoint():
@@ -44,8 +43,8 @@ def test_fifty_thousand_brackets_to_the_token_endpoint():
     assert response.json() == TOO_DEEP
 
 
-def test_fifty_thousand_brackets_to_the_study_preview(signed_in):
-    response = post_json(signed_in, "/api/studies/preview/", "[" * 50_000 + "]" * 50_000)
+def test_fifty_thousand_brackets_to_the_study_preview(study_lead_client):
+    response = post_json(study_lead_client, "/api/studies/preview/", "[" * 50_000 + "]" * 50_000)
 
     assert response.status_code == 400
     assert response.json() == TOO_DEEP
@@ -100,10 +99,10 @@ def test_the_limit_itself_is_allowed():
     assert json_nesting_exceeds(json.dumps({"a": [{"b": nested_list(8)}]}).encode(), 10)
 
 
-def test_a_body_that_is_not_json_is_left_to_the_parser(signed_in):
+def test_a_body_that_is_not_json_is_left_to_the_parser(study_lead_client):
     assert not json_nesting_exceeds(b"[" * 200 + b"oops", MAX_JSON_DEPTH)
 
-    response = post_json(signed_in, "/api/studies/preview/", "{oops")
+    response = post_json(study_lead_client, "/api/studies/preview/", "{oops")
 
     assert response.status_code == 400
     assert response.json()["message"].startswith("JSON parse error - Expecting property name")
@@ -112,10 +111,12 @@ def test_a_body_that_is_not_json_is_left_to_the_parser(signed_in):
 @pytest.mark.parametrize(
     "content_type", ["application/json", "application/x-www-form-urlencoded", "text/plain"]
 )
-def test_a_body_over_the_size_limit_is_a_413_in_json(settings, signed_in, content_type):
+def test_a_body_over_the_size_limit_is_a_413_in_json(settings, study_lead_client, content_type):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
 
-    response = signed_in.post("/api/studies/preview/", "x" * 1001, content_type=content_type)
+    response = study_lead_client.post(
+        "/api/studies/preview/", "x" * 1001, content_type=content_type
+    )
 
     assert response.status_code == 413
     assert response.json() == {
@@ -124,11 +125,11 @@ def test_a_body_over_the_size_limit_is_a_413_in_json(settings, signed_in, conten
     }
 
 
-def test_a_body_at_the_size_limit_is_read(settings, signed_in):
+def test_a_body_at_the_size_limit_is_read(settings, study_lead_client):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     body = json.dumps({"codebook": "x" * 900})
 
-    response = post_json(signed_in, "/api/studies/preview/", body.ljust(1000))
+    response = post_json(study_lead_client, "/api/studies/preview/", body.ljust(1000))
 
     assert response.status_code == 200
     assert "seed" in response.json()
@@ -158,13 +159,13 @@ UNHOLDABLE = [
 
 
 @pytest.mark.parametrize(("path", "body", "field"), UNHOLDABLE)
-def test_a_string_no_database_holds_is_a_400_naming_its_field(signed_in, path, body, field):
+def test_a_string_no_database_holds_is_a_400_naming_its_field(study_lead_client, path, body, field):
     from labeler.models import Study
     from mining.models import ImportJob
 
     before = (Study.objects.count(), ImportJob.objects.count())
 
-    response = post_json(signed_in, path, json.dumps(body))
+    response = post_json(study_lead_client, path, json.dumps(body))
 
     assert response.status_code == 400
     answer = response.json()
@@ -173,12 +174,12 @@ def test_a_string_no_database_holds_is_a_400_naming_its_field(signed_in, path, b
     assert (Study.objects.count(), ImportJob.objects.count()) == before
 
 
-def test_a_surrogate_pair_is_a_character_and_passes(signed_in):
+def test_a_surrogate_pair_is_a_character_and_passes(study_lead_client):
     body = json.dumps({"codebook": "x", "frame": {"keywords": ["\U0001f600"]}})
     assert "\\ud83d\\ude00" in body
 
     assert not json_text_problems(body.encode())
-    assert post_json(signed_in, "/api/studies/preview/", body).status_code != 500
+    assert post_json(study_lead_client, "/api/studies/preview/", body).status_code != 500
 
 
 def test_an_escaped_backslash_before_u0000_is_text():

@@ -5,11 +5,9 @@ Tested over every route of the URL conf, each parameter in turn, each method it 
 from dataclasses import dataclass
 
 import pytest
-from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
 from config.middleware import PATH_NUL
-from tests.labeler.factories import UserFactory
 from tests.urlconf import methods_of, url_patterns
 
 pytestmark = pytest.mark.django_db
@@ -67,13 +65,6 @@ def test_the_walk_finds_the_codebook_diff_and_migration_routes():
         "/api/studies/perf/codebook-migration/x%00y/",
         "/studies/perf/codebook/x%00y/",
     } <= {url for url, _ in CALLS}
-
-
-@pytest.fixture
-def superuser_client(study):
-    client = Client()
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.mark.parametrize(("url", "method"), CALLS, ids=lambda value: str(value))

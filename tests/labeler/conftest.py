@@ -1,9 +1,11 @@
-"""A running study with one member of each role (`study`; `open_study` for open coding), and
-someone outside it."""
+"""A running study with one member of each role (`study`; `open_study` for open coding),
+someone outside it, and the set-ups several folders of tests/labeler share (the study an export
+meets, tests.labeler.exported_study's `labelled_study`, among them)."""
 
 import pytest
 
 from labeler.common.roles import Role
+from tests.labeler.exported_study import labelled_study  # noqa: F401 (fixture)
 from tests.labeler.factories import (
     LabellingStudyFactory,
     OpenStudyFactory,
@@ -12,6 +14,8 @@ from tests.labeler.factories import (
 )
 from tests.labeler.final_labels import decided_study
 from tests.labeler.role_calls import call, items, other_annotator, staff  # noqa: F401 (fixtures)
+from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
+from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 GOOD_LABELS = {"root-cause": "memory/leak", "impact": ["speed"]}
 
@@ -38,6 +42,21 @@ def open_study(annotator, lead, researcher):
 
 
 @pytest.fixture
+def frame_reports():
+    """300 reports to draw studies from: pytorch/pytorch#1-200 and tensorflow/tensorflow#201-300,
+    a third of them open."""
+    torch = RepositoryFactory(owner="pytorch", name="pytorch")
+    tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
+    for number in range(1, 301):
+        BugReportFactory(
+            repository=torch if number <= 200 else tf,
+            number=number,
+            state="closed" if number % 3 else "open",
+        )
+    return torch, tf
+
+
+@pytest.fixture
 def outsider(make_user):
     return make_user(Role.ANNOTATOR, username="outsider")
 
@@ -47,6 +66,23 @@ def second_annotator(make_user, study):
     user = make_user(Role.ANNOTATOR, username="ann2")
     StudyMemberFactory(study=study, user=user, role="annotator")
     return user
+
+
+@pytest.fixture
+def ann2(make_user):
+    """A user named ann2, with no role and in no study (tests.labeler.codebook_revisions's studies
+    make them their second annotator)."""
+    return make_user(username="ann2")
+
+
+@pytest.fixture
+def worker_without_github():
+    """A Celery worker (a subprocess, on the test database and the Redis broker)."""
+    purge_queue()
+    # No GitHub in these tests: the worker's settings want an address all the same.
+    process = start_worker("http://127.0.0.1:9")
+    yield process
+    stop_worker(process)
 
 
 @pytest.fixture

@@ -43,18 +43,24 @@ def items(study, annotator, second_annotator):
     return {"disputed": disputed.item, "final": final.item}
 
 
-@pytest.fixture
-def call(request, study, items, other_annotator):
-    """Call an endpoint as one of ROLES; `{disputed}` and `{final}` in the path are the items."""
+def caller(request, study, items, **people):
+    """`call` on `study` and its `items`: `people` names who plays a role when the fixture of
+    that name would not (an annotator of another study than `study`)."""
 
     def do(role, method, path, body=None):
         client = APIClient()
         if role != "anonymous":
-            client.force_authenticate(request.getfixturevalue(role))
+            client.force_authenticate(people.get(role) or request.getfixturevalue(role))
         path = path.format(slug=study.slug, disputed=items["disputed"].pk, final=items["final"].pk)
         return getattr(client, method)(path, body, format="json")
 
     return do
+
+
+@pytest.fixture
+def call(request, study, items, other_annotator):
+    """Call an endpoint as one of ROLES; `{disputed}` and `{final}` in the path are the items."""
+    return caller(request, study, items, other_annotator=other_annotator)
 
 
 def statuses(**expected):

@@ -32,7 +32,7 @@ NO_ADD = [*READ_ONLY, "studyitem"]
 
 
 @pytest.fixture
-def data():
+def labelled_assignment():
     study = LabellingStudyFactory(slug="perf")
     study.batches.create(number=1, seed=1, frame_size=2, sample_size=2)
     StudyItemFactory(study=study, position=0)
@@ -44,7 +44,7 @@ def data():
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_every_labeler_model_has_an_admin_page(admin_client, data, model):
+def test_every_labeler_model_has_an_admin_page(admin_client, labelled_assignment, model):
     listing = admin_client.get(f"/admin/labeler/{model}/")
     assert listing.status_code == 200
     obj = listing.context["cl"].result_list[0]
@@ -57,16 +57,17 @@ def test_every_labeler_model_has_an_admin_page(admin_client, data, model):
         assert admin_client.post(f"/admin/labeler/{model}/{obj.pk}/delete/").status_code == 403
 
 
-def test_an_assignment_cannot_be_changed_by_hand(admin_client, data):
+def test_an_assignment_cannot_be_changed_by_hand(admin_client, labelled_assignment):
     response = admin_client.post(
-        f"/admin/labeler/assignment/{data.pk}/change/", {"status": "held", "version": 0}
+        f"/admin/labeler/assignment/{labelled_assignment.pk}/change/",
+        {"status": "held", "version": 0},
     )
     assert response.status_code == 403
-    assert Assignment.objects.get(pk=data.pk).status == "submitted"
+    assert Assignment.objects.get(pk=labelled_assignment.pk).status == "submitted"
 
 
-def test_an_item_takes_a_priority_but_keeps_its_counters(admin_client, data):
-    item = data.item
+def test_an_item_takes_a_priority_but_keeps_its_counters(admin_client, labelled_assignment):
+    item = labelled_assignment.item
     response = admin_client.post(
         f"/admin/labeler/studyitem/{item.pk}/change/",
         {"priority": 7, "needed": 3, "claimed": 0, "submitted": 0, "position": 99},
@@ -82,8 +83,10 @@ def test_an_item_takes_a_priority_but_keeps_its_counters(admin_client, data):
     )
 
 
-def test_a_study_keeps_its_codebook_and_dimensions(admin_client, data):
-    html = admin_client.get(f"/admin/labeler/study/{data.study_id}/change/").content.decode()
+def test_a_study_keeps_its_codebook_and_dimensions(admin_client, labelled_assignment):
+    html = admin_client.get(
+        f"/admin/labeler/study/{labelled_assignment.study_id}/change/"
+    ).content.decode()
     assert 'name="slug"' in html
     assert 'name="codebook"' not in html
     assert 'name="dimensions"' not in html
@@ -100,10 +103,12 @@ def test_every_model_of_the_three_apps_is_in_the_admin():
 
 
 @pytest.mark.parametrize("model", ["finallabel", "finallabelevent"])
-def test_final_labels_and_their_history_are_read_only_in_the_admin(admin_client, data, model):
+def test_final_labels_and_their_history_are_read_only_in_the_admin(
+    admin_client, labelled_assignment, model
+):
     second = UserFactory()
-    StudyMemberFactory(study=data.study, user=second, role="annotator")
-    held = assignment_next(study=data.study, user=second)
+    StudyMemberFactory(study=labelled_assignment.study, user=second, role="annotator")
+    held = assignment_next(study=labelled_assignment.study, user=second)
     assignment_submit(assignment_id=held.pk, user=second, labels=GOOD_LABELS)
 
     listing = admin_client.get(f"/admin/labeler/{model}/")
@@ -117,8 +122,10 @@ def test_final_labels_and_their_history_are_read_only_in_the_admin(admin_client,
     assert admin_client.post(f"/admin/labeler/{model}/{obj.pk}/delete/").status_code == 403
 
 
-def test_a_studys_majority_policy_is_not_changed_in_the_admin(admin_client, data):
-    html = admin_client.get(f"/admin/labeler/study/{data.study_id}/change/").content.decode()
+def test_a_studys_majority_policy_is_not_changed_in_the_admin(admin_client, labelled_assignment):
+    html = admin_client.get(
+        f"/admin/labeler/study/{labelled_assignment.study_id}/change/"
+    ).content.decode()
     assert 'name="majority"' not in html
 
 
@@ -128,8 +135,10 @@ def change_needed(client, item, needed):
     )
 
 
-def test_an_item_cannot_need_fewer_annotations_than_it_has_claims(admin_client, data):
-    item = data.item
+def test_an_item_cannot_need_fewer_annotations_than_it_has_claims(
+    admin_client, labelled_assignment
+):
+    item = labelled_assignment.item
     second = UserFactory()
     StudyMemberFactory(study=item.study, user=second, role="annotator")
     assert assignment_next(study=item.study, user=second).item_id == item.pk
@@ -145,21 +154,21 @@ def test_an_item_cannot_need_fewer_annotations_than_it_has_claims(admin_client, 
     assert StudyItem.objects.get(pk=item.pk).needed == 2
 
 
-def test_an_item_needs_at_least_one_annotation(admin_client, data):
-    response = change_needed(admin_client, data.item, 0)
+def test_an_item_needs_at_least_one_annotation(admin_client, labelled_assignment):
+    response = change_needed(admin_client, labelled_assignment.item, 0)
 
     assert response.status_code == 200
     assert response.context["adminform"].form.errors == {
         "needed": ["an item needs at least 1 annotation"]
     }
-    assert StudyItem.objects.get(pk=data.item_id).needed == 2
+    assert StudyItem.objects.get(pk=labelled_assignment.item_id).needed == 2
 
 
-def test_an_item_may_need_exactly_its_claims(admin_client, data):
-    response = change_needed(admin_client, data.item, 1)
+def test_an_item_may_need_exactly_its_claims(admin_client, labelled_assignment):
+    response = change_needed(admin_client, labelled_assignment.item, 1)
 
     assert response.status_code == 302
-    item = StudyItem.objects.get(pk=data.item_id)
+    item = StudyItem.objects.get(pk=labelled_assignment.item_id)
     assert (item.needed, item.claimed) == (1, 1)
 
 
@@ -167,10 +176,10 @@ BLIND_MODELS = ["assignment", "annotation", "annotationversion"]
 
 
 @pytest.fixture
-def two_studies(data):
+def two_studies(labelled_assignment):
     """Study "perf" (from `data`) where staff member `lead` labels too (disagreeing), with the other
     annotator's submission and the lead's own; and a study where the lead does not label."""
-    perf = data.study
+    perf = labelled_assignment.study
     lead = UserFactory(username="staff-lead", is_staff=True, is_superuser=True)
     StudyMemberFactory(study=perf, user=lead, role="annotator")
     StudyMemberFactory(study=perf, user=lead, role="lead")
@@ -185,7 +194,7 @@ def two_studies(data):
     StudyMemberFactory(study=other, user=stranger, role="annotator")
     theirs = assignment_next(study=other, user=stranger)
     assignment_submit(assignment_id=theirs.pk, user=stranger, labels=GOOD_LABELS)
-    return lead, {"other's": data.annotator, "own": lead, "elsewhere": stranger}
+    return lead, {"other's": labelled_assignment.annotator, "own": lead, "elsewhere": stranger}
 
 
 def listed_annotators(client, model):

@@ -17,7 +17,7 @@ ROLES = ["annotator", "lead", "researcher", "outsider", "anonymous"]
 
 
 @pytest.fixture
-def call(request, study):
+def held_call(request, study):
     """Call an endpoint as one of ROLES; `{held}` in the path is the annotator's assignment."""
     annotator = request.getfixturevalue("annotator")
     held = assignment_next(study=study, user=annotator)
@@ -50,8 +50,8 @@ def statuses(annotator, lead, researcher, outsider):
 
 
 @statuses(200, 200, 200, 200)
-def test_study_list(call, role, expected):
-    response = call(role, "get", "/api/studies/")
+def test_study_list(held_call, role, expected):
+    response = held_call(role, "get", "/api/studies/")
     assert response.status_code == expected
     if expected == 200:
         slugs = [s["slug"] for s in response.json()["results"]]
@@ -59,51 +59,51 @@ def test_study_list(call, role, expected):
 
 
 @statuses(200, 200, 200, 404)
-def test_study_detail(call, role, expected):
-    response = call(role, "get", "/api/studies/{slug}/")
+def test_study_detail(held_call, role, expected):
+    response = held_call(role, "get", "/api/studies/{slug}/")
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["dimensions"] == ["root-cause", "impact"]
 
 
 @statuses(403, 201, 201, 403)
-def test_study_create(call, study, role, expected):
+def test_study_create(held_call, study, role, expected):
     BugReportFactory.create_batch(3)
     body = {"slug": f"new-{role}", "name": "New", "codebook": study.codebook.key, "seed": 1}
-    response = call(role, "post", "/api/studies/", body)
+    response = held_call(role, "post", "/api/studies/", body)
     assert response.status_code == expected
     if expected == 201:
         assert response.json()["batch"]["sample_size"] >= 3
 
 
 @statuses(403, 200, 200, 403)
-def test_sample_preview(call, role, expected):
+def test_sample_preview(held_call, role, expected):
     body = {"sample": {"mode": "confidence", "confidence": 0.95, "margin": 0.05}}
-    response = call(role, "post", "/api/studies/preview/", body)
+    response = held_call(role, "post", "/api/studies/preview/", body)
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["frame_size"] == response.json()["sample_size"] == 4
 
 
 @statuses(200, 403, 403, 404)
-def test_next(call, role, expected):
-    response = call(role, "post", "/api/studies/{slug}/next/")
+def test_next(held_call, role, expected):
+    response = held_call(role, "post", "/api/studies/{slug}/next/")
     assert response.status_code == expected
     if expected != 200:
         assert set(response.json()) == {"message", "fields"}
 
 
 @statuses(204, 403, 403, 404)
-def test_previous(call, role, expected):
-    response = call(role, "get", "/api/studies/{slug}/previous/")
+def test_previous(held_call, role, expected):
+    response = held_call(role, "get", "/api/studies/{slug}/previous/")
     assert response.status_code == expected
     if expected != 204:
         assert set(response.json()) == {"message", "fields"}
 
 
 @statuses(200, 200, 200, 404)
-def test_progress(call, role, expected):
-    response = call(role, "get", "/api/studies/{slug}/progress/")
+def test_progress(held_call, role, expected):
+    response = held_call(role, "get", "/api/studies/{slug}/progress/")
     assert response.status_code == expected
     if expected == 200:
         rows = [(r["annotator"], r["username"]) for r in response.json()["per_annotator"]]
@@ -116,18 +116,18 @@ def test_progress(call, role, expected):
 
 
 @statuses(200, 200, 200, 404)
-def test_members_list(call, role, expected):
-    response = call(role, "get", "/api/studies/{slug}/members/")
+def test_members_list(held_call, role, expected):
+    response = held_call(role, "get", "/api/studies/{slug}/members/")
     assert response.status_code == expected
     if expected == 200:
         assert {m["username"] for m in response.json()} == {"ann", "lead", "res"}
 
 
 @statuses(403, 200, 403, 404)
-def test_members_add(call, make_user, role, expected):
+def test_members_add(held_call, make_user, role, expected):
     make_user(username="newbie")
     body = {"usernames": ["newbie"], "role": "annotator"}
-    response = call(role, "post", "/api/studies/{slug}/members/", body)
+    response = held_call(role, "post", "/api/studies/{slug}/members/", body)
     assert response.status_code == expected
     if expected == 200:
         rows = [(m["username"], m["role"]) for m in response.json()]
@@ -135,42 +135,42 @@ def test_members_add(call, make_user, role, expected):
 
 
 @statuses(403, 201, 403, 404)
-def test_batches_add(call, role, expected):
+def test_batches_add(held_call, role, expected):
     BugReportFactory.create_batch(2)
-    response = call(role, "post", "/api/studies/{slug}/batches/", {"seed": 3})
+    response = held_call(role, "post", "/api/studies/{slug}/batches/", {"seed": 3})
     assert response.status_code == expected
     if expected == 201:
         assert (response.json()["number"], response.json()["sample_size"]) == (2, 2)
 
 
 @statuses(200, 200, 200, 200)
-def test_items_list(call, role, expected):
-    response = call(role, "get", "/api/items/?study={slug}")
+def test_items_list(held_call, role, expected):
+    response = held_call(role, "get", "/api/items/?study={slug}")
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["count"] == (4 if role == "lead" else 0)
 
 
 @statuses(404, 200, 404, 404)
-def test_item_detail(call, study, role, expected):
-    response = call(role, "get", "/api/items/{item}/")
+def test_item_detail(held_call, study, role, expected):
+    response = held_call(role, "get", "/api/items/{item}/")
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["study"] == study.slug
 
 
 @statuses(404, 200, 404, 404)
-def test_item_priority(call, role, expected):
-    response = call(role, "patch", "/api/items/{item}/", {"priority": 7})
+def test_item_priority(held_call, role, expected):
+    response = held_call(role, "patch", "/api/items/{item}/", {"priority": 7})
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["priority"] == 7
 
 
 @statuses(200, 200, 200, 404)
-def test_item_history(call, role, expected):
-    call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
-    response = call(role, "get", "/api/items/{item}/history/")
+def test_item_history(held_call, role, expected):
+    held_call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+    response = held_call(role, "get", "/api/items/{item}/history/")
     assert response.status_code == expected
     if expected == 200:
         authors = [v["annotator"] for v in response.json()]
@@ -178,37 +178,37 @@ def test_item_history(call, role, expected):
 
 
 @statuses(200, 200, 200, 200)
-def test_assignment_list(call, role, expected):
-    response = call(role, "get", "/api/assignments/")
+def test_assignment_list(held_call, role, expected):
+    response = held_call(role, "get", "/api/assignments/")
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["count"] == (1 if role in ("annotator", "lead") else 0)
 
 
 @statuses(200, 200, 404, 404)
-def test_assignment_detail(call, role, expected):
-    assert call(role, "get", "/api/assignments/{held}/").status_code == expected
+def test_assignment_detail(held_call, role, expected):
+    assert held_call(role, "get", "/api/assignments/{held}/").status_code == expected
 
 
 @statuses(200, 403, 403, 404)
-def test_submit(call, role, expected):
-    response = call(role, "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+def test_submit(held_call, role, expected):
+    response = held_call(role, "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
     assert response.status_code == expected
     submitted = Assignment.objects.filter(status="submitted").count()
     assert submitted == (1 if expected == 200 else 0)
 
 
 @statuses(200, 403, 403, 404)
-def test_skip(call, role, expected):
-    response = call(role, "post", "/api/assignments/{held}/skip/", {"reason": "cannot_judge"})
+def test_skip(held_call, role, expected):
+    response = held_call(role, "post", "/api/assignments/{held}/skip/", {"reason": "cannot_judge"})
     assert response.status_code == expected
     assert Assignment.objects.filter(status="skipped").count() == (1 if expected == 200 else 0)
 
 
 @statuses(200, 200, 200, 200)
-def test_annotation_list(call, role, expected):
-    call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
-    response = call(role, "get", "/api/annotations/")
+def test_annotation_list(held_call, role, expected):
+    held_call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+    response = held_call(role, "get", "/api/annotations/")
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["count"] == (2 if role in ("annotator", "lead") else 0)
@@ -222,10 +222,12 @@ def submitted_by(user, study) -> Annotation:
 
 
 @statuses(200, 200, 404, 404)
-def test_annotation_detail_of_the_annotators_own_labels(call, study, annotator, role, expected):
-    call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
+def test_annotation_detail_of_the_annotators_own_labels(
+    held_call, study, annotator, role, expected
+):
+    held_call("annotator", "post", "/api/assignments/{held}/submit/", {"labels": GOOD_LABELS})
     annotation = Annotation.objects.filter(annotator=annotator).first()
-    response = call(role, "get", f"/api/annotations/{annotation.pk}/")
+    response = held_call(role, "get", f"/api/annotations/{annotation.pk}/")
     assert response.status_code == expected
     if expected == 200:
         assert response.json()["annotator"] == "ann"
@@ -262,8 +264,8 @@ def test_a_lead_who_labels_is_blind_too(study, lead, second_annotator):
 
 
 @statuses(200, 200, 200, 200)
-def test_schema(call, role, expected):
-    response = call(role, "get", "/api/schema/")
+def test_schema(held_call, role, expected):
+    response = held_call(role, "get", "/api/schema/")
     assert response.status_code == expected
     if expected == 200:
         assert b"/api/annotations/{id}/" in response.content

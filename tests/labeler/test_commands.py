@@ -23,12 +23,12 @@ def run(*args) -> str:
 
 
 @pytest.fixture
-def codebook():
+def perf_codebook():
     return labelling_codebook(key="perf", version="1.0")
 
 
 @pytest.fixture
-def reports():
+def three_hundred_reports():
     torch = RepositoryFactory(owner="pytorch", name="pytorch")
     tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
     for number in range(1, 301):
@@ -46,7 +46,7 @@ def other_report():
     return BugReportFactory(repository=RepositoryFactory(owner="other", name="repo"), number=1)
 
 
-def test_create_study_prints_frame_sample_and_strata(codebook, reports):
+def test_create_study_prints_frame_sample_and_strata(perf_codebook, three_hundred_reports):
     out = run(
         "create_study",
         "perf-study",
@@ -77,7 +77,7 @@ def test_create_study_prints_frame_sample_and_strata(codebook, reports):
     assert study.codebook.frozen
 
 
-def test_create_study_json_and_dimensions_and_repo(codebook, reports):
+def test_create_study_json_and_dimensions_and_repo(perf_codebook, three_hundred_reports):
     out = run(
         "create_study",
         "s",
@@ -97,14 +97,14 @@ def test_create_study_json_and_dimensions_and_repo(codebook, reports):
     assert isinstance(result["seed"], int)
 
 
-def test_dry_run_creates_nothing(codebook, reports):
+def test_dry_run_creates_nothing(perf_codebook, three_hundred_reports):
     out = run("create_study", "s", "--codebook", "perf", "--sample", "5", "--dry-run")
     assert "frame size: 300" in out
     assert "sample size: 5" in out
     assert not Study.objects.exists()
 
 
-def test_create_study_stratifies_by_the_year_opened(codebook, reports):
+def test_create_study_stratifies_by_the_year_opened(perf_codebook, three_hundred_reports):
     out = run(
         "create_study", "s", "--codebook", "perf", "--sample", "30", "--stratify", "created_year"
     )
@@ -113,7 +113,9 @@ def test_create_study_stratifies_by_the_year_opened(codebook, reports):
     assert Study.objects.get(slug="s").items.count() == 30
 
 
-def test_create_study_names_empty_and_yes_no_strata_as_the_web_does(codebook, reports):
+def test_create_study_names_empty_and_yes_no_strata_as_the_web_does(
+    perf_codebook, three_hundred_reports
+):
     BugReport.objects.filter(number__gt=200).update(milestone="v2")
 
     by_milestone = run(
@@ -148,7 +150,7 @@ def test_create_study_names_empty_and_yes_no_strata_as_the_web_does(codebook, re
         ),
     ],
 )
-def test_create_study_errors_name_what_is_wrong(codebook, reports, args, words):
+def test_create_study_errors_name_what_is_wrong(perf_codebook, three_hundred_reports, args, words):
     with pytest.raises(CommandError) as error:
         run("create_study", "s", *args)
     assert words in str(error.value)
@@ -174,7 +176,7 @@ def keyword_reports():
 
 
 def test_create_study_takes_keywords_from_the_option_and_a_file(
-    codebook, keyword_reports, tmp_path
+    perf_codebook, keyword_reports, tmp_path
 ):
     words = tmp_path / "keywords.txt"
     words.write_text("# the seed study's favourite\nslow  # as a whole word\n\n", "utf-8")
@@ -199,14 +201,14 @@ def test_create_study_takes_keywords_from_the_option_and_a_file(
         (["--keywords-file", "/no/such/file"], "--keywords-file /no/such/file:"),
     ],
 )
-def test_create_study_keyword_errors_name_the_keyword(codebook, keyword_reports, args, words):
+def test_create_study_keyword_errors_name_the_keyword(perf_codebook, keyword_reports, args, words):
     with pytest.raises(CommandError) as error:
         run("create_study", "s", "--codebook", "perf", *args)
     assert words in str(error.value)
     assert not Study.objects.exists()
 
 
-def test_study_members(codebook, other_report):
+def test_study_members(perf_codebook, other_report):
     run("create_study", "s", "--codebook", "perf")
     UserFactory(username="alice")
     with pytest.raises(CommandError, match="no user bob"):
@@ -229,7 +231,7 @@ def test_study_members(codebook, other_report):
         run("study_members", "t", "--add", "alice", "--role", "lead")
 
 
-def test_import_annotations(codebook, other_report, tmp_path):
+def test_import_annotations(perf_codebook, other_report, tmp_path):
     run("create_study", "s", "--codebook", "perf")
     BugReportFactory(repository=RepositoryFactory(owner="pytorch", name="pytorch"), number=5)
     good = tmp_path / "labels.csv"
@@ -253,7 +255,7 @@ def test_import_annotations(codebook, other_report, tmp_path):
     assert Annotation.objects.count() == 2
 
 
-def test_import_annotations_bad_encoding(codebook, other_report, tmp_path):
+def test_import_annotations_bad_encoding(perf_codebook, other_report, tmp_path):
     run("create_study", "s", "--codebook", "perf")
     bad = tmp_path / "latin1.csv"
     bad.write_bytes("item,annotator,dimension,value\na/b#1,Jérôme,root-cause,x\n".encode("latin-1"))
@@ -268,7 +270,7 @@ def demo_reports():
         BugReportFactory(repository=repo, number=number)
 
 
-def test_create_study_refuses_an_empty_frame_naming_the_filters(codebook, demo_reports):
+def test_create_study_refuses_an_empty_frame_naming_the_filters(perf_codebook, demo_reports):
     args = ["s2", "--codebook", "perf", "--repo", "demo-org/torch-demo"]
     args += ["--created-from", "2030-01-01"]
 
@@ -285,7 +287,7 @@ def test_create_study_refuses_an_empty_frame_naming_the_filters(codebook, demo_r
     assert "the frame matched no report (filters: repositories demo-org/torch-demo;" in dry
 
 
-def test_create_study_says_when_the_sample_is_capped_at_the_frame(codebook, demo_reports):
+def test_create_study_says_when_the_sample_is_capped_at_the_frame(perf_codebook, demo_reports):
     args = ["s", "--codebook", "perf", "--repo", "demo-org/torch-demo", "--sample", "1000"]
 
     dry = run("create_study", *args, "--dry-run")
@@ -300,7 +302,7 @@ def test_create_study_says_when_the_sample_is_capped_at_the_frame(codebook, demo
     assert Study.objects.get(slug="s").items.count() == 43
 
 
-def test_create_study_sets_the_hold_time(codebook, demo_reports):
+def test_create_study_sets_the_hold_time(perf_codebook, demo_reports):
     out = run("create_study", "s", "--codebook", "perf", "--hold-minutes", "90")
     result = json.loads(run("create_study", "t", "--codebook", "perf", "--json"))
 
@@ -311,7 +313,7 @@ def test_create_study_sets_the_hold_time(codebook, demo_reports):
 
 
 @pytest.mark.parametrize("minutes", ["0", "-1", "1441"])
-def test_create_study_refuses_a_hold_time_out_of_range(codebook, demo_reports, minutes):
+def test_create_study_refuses_a_hold_time_out_of_range(perf_codebook, demo_reports, minutes):
     with pytest.raises(CommandError) as error:
         run("create_study", "s", "--codebook", "perf", "--hold-minutes", minutes)
 
@@ -321,7 +323,7 @@ def test_create_study_refuses_a_hold_time_out_of_range(codebook, demo_reports, m
     assert not Study.objects.exists()
 
 
-def test_create_study_makes_an_open_coding_study_from_dimension_names(reports):
+def test_create_study_makes_an_open_coding_study_from_dimension_names(three_hundred_reports):
     out = run(
         "create_study",
         "open-round",
@@ -347,7 +349,9 @@ def test_create_study_makes_an_open_coding_study_from_dimension_names(reports):
     assert f"codebook {study.codebook.key}@open" in out
 
 
-def test_create_study_makes_an_open_coding_study_on_a_codebook(codebook, reports):
+def test_create_study_makes_an_open_coding_study_on_a_codebook(
+    perf_codebook, three_hundred_reports
+):
     data = json.loads(run("create_study", "o", "--kind", "open", "--codebook", "perf", "--json"))
 
     assert data["kind"] == "open"
@@ -367,7 +371,7 @@ def test_create_study_makes_an_open_coding_study_on_a_codebook(codebook, reports
         (["--codes-shared", "--codebook", "perf", "--dry-run"], "only an open-coding study has"),
     ],
 )
-def test_create_study_checks_the_kind_of_study(codebook, reports, args, words):
+def test_create_study_checks_the_kind_of_study(perf_codebook, three_hundred_reports, args, words):
     if words is None:  # a dry run of a valid open study prints its figures and writes nothing
         assert "frame size: 300" in run("create_study", "s", *args)
     else:

@@ -21,7 +21,7 @@ READ_ONLY = ["syncstate", "pullrequest", "commit", "fixlink", "importjob"]
 
 
 @pytest.fixture
-def data():
+def fix_link():
     link = factories.FixLinkFactory()
     factories.CommentFactory(report=link.report)
     factories.PullRequestFactory(repository=link.report.repository)
@@ -33,7 +33,7 @@ def data():
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_every_mining_model_has_an_admin_page(admin_client, data, model):
+def test_every_mining_model_has_an_admin_page(admin_client, fix_link, model):
     listing = admin_client.get(f"/admin/mining/{model}/")
     assert listing.status_code == 200
     obj = listing.context["cl"].result_list[0]

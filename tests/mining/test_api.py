@@ -8,7 +8,7 @@ ROLES = ["annotator", "lead", "researcher", "admin_user"]
 
 
 @pytest.fixture
-def reports():
+def slow_and_crash_reports():
     repo = factories.RepositoryFactory(full_name="pytorch/pytorch", name="pytorch")
     slow = factories.BugReportFactory(
         repository=repo,
@@ -25,18 +25,18 @@ def reports():
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_every_role_reads_reports(request, api_as, reports, role):
+def test_every_role_reads_reports(request, api_as, slow_and_crash_reports, role):
     client = api_as(request.getfixturevalue(role))
     response = client.get("/api/reports/")
     assert response.status_code == 200
     assert response.json()["count"] == 2
-    detail = client.get(f"/api/reports/{reports[0].pk}/").json()
+    detail = client.get(f"/api/reports/{slow_and_crash_reports[0].pk}/").json()
     assert detail["fix_links"][0]["evidence"] == "closed_by_commit"
     assert detail["fix_links"][0]["commit"]["files"][0]["patch"].startswith("@@")
     assert len(detail["comments"]) == 1
 
 
-def test_anonymous_gets_401_json(api_client, reports):
+def test_anonymous_gets_401_json(api_client, slow_and_crash_reports):
     response = api_client.get("/api/reports/")
     assert response.status_code == 401
     assert set(response.json()) == {"message", "fields"}
@@ -55,19 +55,21 @@ def test_anonymous_gets_401_json(api_client, reports):
         ("created_after=2021-01-01T00:00:00Z&closed_before=2030-01-01T00:00:00Z", [1, 2]),
     ],
 )
-def test_report_filters(api_as, lead, reports, query, numbers):
+def test_report_filters(api_as, lead, slow_and_crash_reports, query, numbers):
     data = api_as(lead).get(f"/api/reports/?{query}").json()
     assert sorted(r["number"] for r in data["results"]) == numbers
 
 
-def test_report_list_query_count_is_constant(api_as, lead, reports, django_assert_max_num_queries):
+def test_report_list_query_count_is_constant(
+    api_as, lead, slow_and_crash_reports, django_assert_max_num_queries
+):
     for number in range(10, 40):
-        factories.BugReportFactory(repository=reports[0].repository, number=number)
+        factories.BugReportFactory(repository=slow_and_crash_reports[0].repository, number=number)
     client = api_as(lead)
     with django_assert_max_num_queries(4):
         assert client.get("/api/reports/").status_code == 200
     with django_assert_max_num_queries(6):
-        assert client.get(f"/api/reports/{reports[0].pk}/").status_code == 200
+        assert client.get(f"/api/reports/{slow_and_crash_reports[0].pk}/").status_code == 200
 
 
 def test_missing_report_is_404_json(api_as, lead, db):

@@ -28,7 +28,7 @@ def test_report_for_labelling_gives_plain_values_and_comments_oldest_first_in_on
     assert got["labels"] == ["perf", "ünïcode"] and got["author_login"] == "alice"
     assert [c["body"] for c in got["comments"]] == [earlier.body, later.body]
     assert got["comments"][0]["created_at"] == t0
-    assert "raw" not in got
+    assert "raw" not in got and got["fix_linked"] is False
     with pytest.raises(BugReport.DoesNotExist):
         selectors.report_for_labelling(report_id=report.pk + 1000)
 

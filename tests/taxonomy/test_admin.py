@@ -2,17 +2,10 @@
 
 import pytest
 
-from taxonomy.codebook_file import parse_codebook
 from taxonomy.models import Category, Codebook
-from taxonomy.services import codebook_freeze, codebook_load
-from tests.taxonomy.test_codebook_file import GOOD
+from taxonomy.services import codebook_freeze
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def codebook():
-    return codebook_load(spec=parse_codebook(GOOD))[0]
 
 
 def test_admin_pages_show_codebooks_dimensions_and_categories(client, admin_user, codebook):

@@ -10,11 +10,6 @@ from tests.taxonomy.test_codebook_file import GOOD
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def codebook():
-    return codebook_load(spec=parse_codebook(GOOD))[0]
-
-
 @pytest.mark.parametrize("role", [Role.ANNOTATOR, Role.LEAD, Role.RESEARCHER, Role.ADMIN, None])
 def test_every_signed_in_user_reads_codebooks(make_user, api_as, codebook, role):
     client = api_as(make_user(role))

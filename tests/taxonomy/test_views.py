@@ -13,12 +13,6 @@ from tests.taxonomy.test_services import V3, V3_MAPPING
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def codebook():
-    codebook, _ = codebook_load(spec=parse_codebook(GOOD))
-    return codebook
-
-
 def detail_url(codebook) -> str:
     return reverse("taxonomy:codebook-detail", args=[codebook.key, codebook.version])
 

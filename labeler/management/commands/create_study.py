@@ -74,63 +74,8 @@ class Command(BaseCommand):
         )
         parser.add_argument("--name", help="defaults to the slug")
         parser.add_argument("--dimensions", help="comma-separated dimension keys (default: all)")
-        parser.add_argument(
-            "--repo",
-            action="extend",
-            nargs="+",
-            default=[],
-            metavar="OWNER/NAME",
-            help="only reports of these repositories",
-        )
-        parser.add_argument(
-            "--candidates",
-            choices=list(Candidates),
-            help="only candidates of this kind ('any': performance or accuracy)",
-        )
-        parser.add_argument("--state", choices=list(StateFilter), default=StateFilter.ALL)
-        fix = parser.add_mutually_exclusive_group()
-        fix.add_argument("--has-fix", dest="has_fix", action="store_true", default=None)
-        fix.add_argument("--no-fix", dest="has_fix", action="store_false")
-        parser.add_argument("--labels", help="comma-separated; reports with any of them")
-        parser.add_argument(
-            "--keywords",
-            help="comma-separated candidate keywords replacing each repository's own (label "
-            "rules still count); without --candidates, reports mentioning any of them",
-        )
-        parser.add_argument(
-            "--keywords-file",
-            type=Path,
-            metavar="FILE",
-            help="more candidate keywords, one per line; # starts a comment",
-        )
-        parser.add_argument("--created-from", metavar="YYYY-MM-DD")
-        parser.add_argument("--created-to", metavar="YYYY-MM-DD")
-        size = parser.add_mutually_exclusive_group()
-        size.add_argument("--sample", type=int, metavar="N", help="a fixed sample size")
-        size.add_argument("--confidence", type=float, help="e.g. 0.95 (with --margin)")
-        parser.add_argument("--margin", type=float, help="e.g. 0.05 (with --confidence)")
-        parser.add_argument(
-            "--stratify",
-            metavar="FIELD",
-            help=f"proportional allocation over one of: {', '.join(STRATA)}",
-        )
-        parser.add_argument("--seed", type=int, help="default: a random seed, stored and printed")
-        parser.add_argument(
-            "--overlap",
-            type=int,
-            default=2,
-            metavar="K",
-            help="independent annotations per item (default 2)",
-        )
-        parser.add_argument("--order", choices=Study.ItemOrder.values, default="random")
-        parser.add_argument(
-            "--hold-minutes",
-            type=int,
-            default=30,
-            metavar="N",
-            help="a held item nobody submits returns to the pool after N minutes "
-            f"({HOLD_MINUTES_MIN} to {HOLD_MINUTES_MAX}; default 30)",
-        )
+        _frame_arguments(parser.add_argument_group("which reports (the frame)"))
+        _sample_arguments(parser.add_argument_group("the sample and its labelling"))
         parser.add_argument("--guidelines", type=Path, metavar="FILE", help="Markdown file")
         parser.add_argument(
             "--dry-run",
@@ -304,3 +249,66 @@ def _keywords_file(path: Path) -> list[str]:
 
 def _split(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def _frame_arguments(group) -> None:
+    group.add_argument(
+        "--repo",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="OWNER/NAME",
+        help="only reports of these repositories",
+    )
+    group.add_argument(
+        "--candidates",
+        choices=list(Candidates),
+        help="only candidates of this kind ('any': performance or accuracy)",
+    )
+    group.add_argument("--state", choices=list(StateFilter), default=StateFilter.ALL)
+    fix = group.add_mutually_exclusive_group()
+    fix.add_argument("--has-fix", dest="has_fix", action="store_true", default=None)
+    fix.add_argument("--no-fix", dest="has_fix", action="store_false")
+    group.add_argument("--labels", help="comma-separated; reports with any of them")
+    group.add_argument(
+        "--keywords",
+        help="comma-separated candidate keywords replacing each repository's own (label "
+        "rules still count); without --candidates, reports mentioning any of them",
+    )
+    group.add_argument(
+        "--keywords-file",
+        type=Path,
+        metavar="FILE",
+        help="more candidate keywords, one per line; # starts a comment",
+    )
+    group.add_argument("--created-from", metavar="YYYY-MM-DD")
+    group.add_argument("--created-to", metavar="YYYY-MM-DD")
+
+
+def _sample_arguments(group) -> None:
+    size = group.add_mutually_exclusive_group()
+    size.add_argument("--sample", type=int, metavar="N", help="a fixed sample size")
+    size.add_argument("--confidence", type=float, help="e.g. 0.95 (with --margin)")
+    group.add_argument("--margin", type=float, help="e.g. 0.05 (with --confidence)")
+    group.add_argument(
+        "--stratify",
+        metavar="FIELD",
+        help=f"proportional allocation over one of: {', '.join(STRATA)}",
+    )
+    group.add_argument("--seed", type=int, help="default: a random seed, stored and printed")
+    group.add_argument(
+        "--overlap",
+        type=int,
+        default=2,
+        metavar="K",
+        help="independent annotations per item (default 2)",
+    )
+    group.add_argument("--order", choices=Study.ItemOrder.values, default="random")
+    group.add_argument(
+        "--hold-minutes",
+        type=int,
+        default=30,
+        metavar="N",
+        help="a held item nobody submits returns to the pool after N minutes "
+        f"({HOLD_MINUTES_MIN} to {HOLD_MINUTES_MAX}; default 30)",
+    )

@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from labeler.models import Study
-from labeler.revisions.services import COUNTS, study_codebook_migrate
+from labeler.revisions.services import COUNTS, study_revise
 from taxonomy.models import Codebook
 
 
@@ -32,9 +32,7 @@ class Command(BaseCommand):
                 f"codebook {key!r} has no version {version!r} (it has: {', '.join(known)})"
             )
         try:
-            outcome = study_codebook_migrate(
-                study=study, codebook=codebook, user=None, dry_run=dry_run
-            )
+            outcome = study_revise(study=study, codebook=codebook, user=None, dry_run=dry_run)
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from None
         source = outcome.plan.source.version

@@ -31,7 +31,7 @@ def api(user):
 
 
 @pytest.fixture
-def open_round(make_user):
+def disputed_open_round(make_user):
     """An open-coding study pinning a codebook (so a decision would parse), with an item two
     annotators coded differently, and its lead."""
     study = OpenStudyFactory(slug="round", overlap=2, codebook=labelling_codebook())
@@ -47,8 +47,8 @@ def open_round(make_user):
     return study, lead
 
 
-def test_the_open_round_is_never_adjudicated(open_round):
-    study, lead = open_round
+def test_the_open_round_is_never_adjudicated(disputed_open_round):
+    study, lead = disputed_open_round
     item = study.items.get()
     decision = {"value": "threading", "rationale": "so", "reason": "codebook_ambiguity"}
     response = api(lead).post(
@@ -64,8 +64,10 @@ def test_the_open_round_is_never_adjudicated(open_round):
     assert empty.status_code == 409
 
 
-def test_the_open_rounds_adjudication_pages_refuse_and_the_study_page_offers_none(open_round):
-    study, lead = open_round
+def test_the_open_rounds_adjudication_pages_refuse_and_the_study_page_offers_none(
+    disputed_open_round,
+):
+    study, lead = disputed_open_round
     page = Client()
     page.force_login(lead)
     for path in (
@@ -78,8 +80,8 @@ def test_the_open_rounds_adjudication_pages_refuse_and_the_study_page_offers_non
     assert 'data-testid="adjudicate-link"' not in page.get("/studies/round/").content.decode()
 
 
-def test_the_open_round_takes_no_imported_final_labels(open_round):
-    study, _ = open_round
+def test_the_open_round_takes_no_imported_final_labels(disputed_open_round):
+    study, _ = disputed_open_round
     report = study.items.get().report
     item = f"{report.repository.full_name}#{report.number}"
     data = f"item,annotator,dimension,value\n{item},boss,root-cause,threading\n"

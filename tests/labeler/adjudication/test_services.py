@@ -412,7 +412,7 @@ def test_imported_labels_that_complete_an_item_are_decided_like_the_apps():
 
 
 @pytest.fixture
-def sheet():
+def disputed_sheet_study():
     """A study of two items, pytorch/pytorch#1 and #2; the first labelled in dispute."""
     study = LabellingStudyFactory(slug="sheet", overlap=2)
     repository = RepositoryFactory(owner="pytorch", name="pytorch")
@@ -430,9 +430,11 @@ def import_final(study, text):
     return final_labels_import(study=study, data=text.encode(), source="final.csv")
 
 
-def test_imported_final_labels_make_their_items_final_with_the_method_imported(sheet):
+def test_imported_final_labels_make_their_items_final_with_the_method_imported(
+    disputed_sheet_study,
+):
     summary = import_final(
-        sheet,
+        disputed_sheet_study,
         "item,annotator,dimension,value,note\n"
         "pytorch/pytorch#1,carol,root-cause,memory/leak,see the fix\n"
         "pytorch/pytorch#1,carol,impact,speed;memory-use,\n"
@@ -440,7 +442,7 @@ def test_imported_final_labels_make_their_items_final_with_the_method_imported(s
     )
 
     assert (summary.items, summary.labels, summary.replaced) == (2, 4, 1)
-    first, second = sheet.items.order_by("position")
+    first, second = disputed_sheet_study.items.order_by("position")
     assert first.adjudicated_at is not None and second.adjudicated_at is not None
     assert finals(first) == {
         "root-cause": (["memory/leak"], "imported"),
@@ -458,15 +460,15 @@ def test_imported_final_labels_make_their_items_final_with_the_method_imported(s
     assert events(first)[1] == ("reopened", "impact", ["speed"], "unanimous")
 
 
-def test_imported_final_labels_are_checked_first_every_problem_by_line(sheet):
-    item = sheet.items.order_by("position").first()
+def test_imported_final_labels_are_checked_first_every_problem_by_line(disputed_sheet_study):
+    item = disputed_sheet_study.items.order_by("position").first()
     item_adjudicate(
         item_id=item.pk, user=UserFactory(), decisions={"root-cause": decide("memory/leak")}
     )
 
     with pytest.raises(AnnotationFileError) as error:
         import_final(
-            sheet,
+            disputed_sheet_study,
             "item,annotator,dimension,value\n"
             "pytorch/pytorch#1,carol,root-cause,threading\n"
             "pytorch/pytorch#2,carol,root-cause,\n"

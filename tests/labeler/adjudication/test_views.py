@@ -39,7 +39,7 @@ def side_by_side_url(item):
 
 
 @pytest.fixture
-def other_annotator(make_user, decided):
+def decided_other_annotator(make_user, decided):
     """An annotator of the study who labelled none of its items."""
     user = make_user(Role.ANNOTATOR, username="ann3")
     StudyMemberFactory(study=decided, user=user, role="annotator")
@@ -47,12 +47,16 @@ def other_annotator(make_user, decided):
 
 
 @pytest.fixture
-def outsider(make_user):
+def outsider_lead(make_user):
     return make_user(Role.LEAD, username="outsider")
 
 
+# Who plays these roles here: an annotator of the decided study, and a lead outside it.
+PLAYED_BY = {"other_annotator": "decided_other_annotator", "outsider": "outsider_lead"}
+
+
 def user_of(request, who):
-    return None if who == "anonymous" else request.getfixturevalue(who)
+    return None if who == "anonymous" else request.getfixturevalue(PLAYED_BY.get(who, who))
 
 
 def get_as(client, request, who, url):
@@ -286,7 +290,7 @@ def test_only_leads_set_the_policy(client, decided, request, who, status):
 
 
 def test_annotators_see_final_labels_of_their_items_only_once_final(
-    client, decided, lead, annotator, other_annotator
+    client, decided, lead, annotator, decided_other_annotator
 ):
     item = disputed_item(decided)
     history = f"/studies/perf/items/{item.pk}/history/"
@@ -297,7 +301,7 @@ def test_annotators_see_final_labels_of_their_items_only_once_final(
     item_adjudicate(item_id=item.pk, user=lead, decisions={"root-cause": THREADING})
     after_page = html_of(client.get(DETAIL))
     after_history = html_of(client.get(history))
-    client.force_login(other_annotator)
+    client.force_login(decided_other_annotator)
     other_history = html_of(client.get(history))
     other_page = html_of(client.get(DETAIL))
 

@@ -18,7 +18,7 @@ BLOAT = {"root-cause": "memory/bloat", "impact": ["speed"]}
 
 
 @pytest.fixture
-def study():
+def two_coder_study():
     study = LabellingStudyFactory(slug="perf", overlap=2)
     for position in range(3):
         StudyItemFactory(study=study, position=position)
@@ -36,7 +36,7 @@ def run(*args):
     return out.getvalue()
 
 
-def test_json_per_dimension(study):
+def test_json_per_dimension(two_coder_study):
     result = json.loads(run("perf", "--json", "--bootstrap", "50"))
     assert result["study"] == "perf"
     path = result["dimensions"][1]
@@ -47,7 +47,7 @@ def test_json_per_dimension(study):
     assert result["dimensions"][2]["percent_agreement"] == 1.0
 
 
-def test_a_readable_table(study):
+def test_a_readable_table(two_coder_study):
     text = run("perf", "--dimension", "root-cause", "--bootstrap", "0")
     lines = text.splitlines()
     assert lines[0] == "study perf"
@@ -61,8 +61,8 @@ def test_a_readable_table(study):
     assert "impact" not in text
 
 
-def test_the_table_counts_the_reasons_leads_gave(study):
-    _, done = study
+def test_the_table_counts_the_reasons_leads_gave(two_coder_study):
+    _, done = two_coder_study
     split = done.item.study.items.order_by("position")[1]
     decision = {"value": "memory/leak", "rationale": "see the fix", "reason": "report_unclear"}
     item_adjudicate(item_id=split.pk, user=UserFactory(), decisions={"root-cause": decision})
@@ -73,12 +73,12 @@ def test_the_table_counts_the_reasons_leads_gave(study):
     assert "adjudicated: report_unclear 1" in text
 
 
-def test_pseudonyms(study):
+def test_pseudonyms(two_coder_study):
     result = json.loads(run("perf", "--json", "--pseudonyms", "--bootstrap", "0"))
     assert result["dimensions"][0]["cohen_kappa_pairs"][0]["annotators"] == ["A1", "A2"]
 
 
-def test_per_batch_and_per_window(study):
+def test_per_batch_and_per_window(two_coder_study):
     result = json.loads(run("perf", "--json", "--by", "batch", "--bootstrap", "0"))
     assert [b["batch"] for b in result["batches"]] == [1]
     text = run("perf", "--by", "batch", "--bootstrap", "0")
@@ -105,12 +105,12 @@ def test_per_batch_and_per_window(study):
         (["perf", "--bootstrap", "-5"], "0 or more"),
     ],
 )
-def test_mistakes_are_named(study, args, words):
+def test_mistakes_are_named(two_coder_study, args, words):
     with pytest.raises(CommandError, match=words):
         run(*args)
 
 
-def test_the_json_and_the_table_give_every_interval_with_its_method(study):
+def test_the_json_and_the_table_give_every_interval_with_its_method(two_coder_study):
     result = json.loads(run("perf", "--json", "--bootstrap", "60", "--half-width", "0.2"))
     assert result["bootstrap"]["draws"] == 60
     path = result["dimensions"][1]
@@ -122,15 +122,15 @@ def test_the_json_and_the_table_give_every_interval_with_its_method(study):
     assert "hierarchy alpha" in text and "(same top category: 0.5)" in text
 
 
-def test_the_half_width_is_checked(study):
+def test_the_half_width_is_checked(two_coder_study):
     with pytest.raises(CommandError, match="--half-width"):
         run("perf", "--half-width", "3")
 
 
-def test_the_json_bands_the_kappas_by_the_studys_scale_and_names_it(study):
-    study, _ = study
-    study.kappa_scale = "altman"
-    study.save(update_fields=["kappa_scale"])
+def test_the_json_bands_the_kappas_by_the_studys_scale_and_names_it(two_coder_study):
+    two_coder_study, _ = two_coder_study
+    two_coder_study.kappa_scale = "altman"
+    two_coder_study.save(update_fields=["kappa_scale"])
     result = json.loads(run("perf", "--json", "--bootstrap", "0"))
     windows = json.loads(run("perf", "--json", "--window", "2", "--bootstrap", "0"))
     entries = result["dimensions"] + [w for d in windows["dimensions"] for w in d["windows"]]

@@ -3,17 +3,19 @@ irrCAC's published values, every bootstrap interval against a reference bootstra
 item by item with the reference libraries on the same draws, the hierarchy alpha against
 the krippendorff library with a custom distance, paired differences, degenerate intervals."""
 
+import math
 from itertools import combinations
 
 import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given
+from scipy.stats import t as student_t
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from labeler.agreement import hierarchy
-from labeler.agreement.intervals import draws_from_indices, make_draws
+from labeler.agreement.intervals import draws_from_indices, make_draws, t_quantile
 from labeler.agreement.statistics import (
     agreement,
     agreement_from_codes,
@@ -23,33 +25,214 @@ from labeler.agreement.statistics import (
 )
 from tests.labeler.agreement.test_statistics import GWET_4RATERS, RANDOMISED, columns, studies
 
+# irrCAC's cac.raw5observers (Gwet, Handbook of Inter-Rater Reliability, 4th ed., p. 125,
+# shortened; the Python port afergadis/irrCAC, irrCAC/datasets.py raw_5observers): 5
+# observers, 15 units, scores 0 to 3 (nominal here), None where an observer gave none.
+GWET_5OBSERVERS = {
+    "Observer1": [1, 1, 2, None, 0, 0, 1, 1, 2, 2, None, 0, 1, 3, 1],
+    "Observer2": [1, 1, 3, 0, 0, 0, 0, None, 2, 1, 1, 0, 2, 3, 1],
+    "Observer3": [2, 0, 3, 0, 0, 0, 2, 2, 2, 1, 0, 0, 2, 2, 1],
+    "Observer4": [None, 1, 3, None, None, None, None, 0, None, 1, 0, 0, 2, 2, None],
+    "Observer5": [2, None, None, 0, 0, 0, 1, None, 2, None, None, None, None, 3, 1],
+}
+
+
+def by_item(table: dict[str, list]) -> dict:
+    """{annotator: [value or None per item]} -> {item: {annotator: value}} (0 is a value)."""
+    n = len(next(iter(table.values())))
+    return {
+        item: {
+            name: str(values[item]) for name, values in table.items() if values[item] is not None
+        }
+        for item in range(n)
+    }
+
+
+def irrcac_raw(rows: list[list]) -> dict[str, tuple[float, float | None, list[float] | None]]:
+    """irrCAC's pa.coeff.raw, fleiss.kappa.raw and gwet.ac1.raw (github.com/kgwet/irrCAC,
+    R/agree.coeff3.raw.r; unweighted, N = Inf), transcribed step by step on the subjects'
+    ratings (each row the values given, None for none; subjects with none left out, as
+    irrCAC asks): (coefficient, standard error, 95% interval), the interval the
+    coefficient -+ qt(0.975, n - 1) SE, the upper bound capped at 1 as irrCAC does (and the
+    lower at -1, as the product does)."""
+    rows = [[v for v in row if v is not None] for row in rows]
+    rows = [row for row in rows if row]
+    categories = sorted({v for row in rows for v in row})
+    n, q = len(rows), len(categories)
+    agree = [[row.count(c) for c in categories] for row in rows]  # r_ik
+    r = [sum(a) for a in agree]
+    n2more = sum(1 for ri in r if ri >= 2)
+    sum_q = [sum(a * (a - 1) for a in counts) for counts in agree]
+    den = [ri * (ri - 1) if ri >= 2 else -1 for ri in r]
+    pa = sum(s / d for s, d, ri in zip(sum_q, den, r, strict=True) if ri >= 2) / n2more
+    pi = [sum(agree[i][k] / r[i] for i in range(n)) / n for k in range(q)]
+    t = float(student_t.ppf(0.975, n - 1))
+
+    def interval(coefficient, terms):
+        variance = sum((x - coefficient) ** 2 for x in terms) / (n * (n - 1))
+        se = math.sqrt(variance)
+        return coefficient, se, [max(-1.0, coefficient - t * se), min(1.0, coefficient + t * se)]
+
+    pa_terms = [(n / n2more) * s / d for s, d in zip(sum_q, den, strict=True)]
+    found = {"percent_agreement": interval(pa, pa_terms)}
+    for name in ("fleiss_kappa", "gwet_ac1"):
+        if name == "fleiss_kappa":
+            pe = sum(p * p for p in pi)
+            pe_item = [sum(agree[i][k] * pi[k] for k in range(q)) / r[i] for i in range(n)]
+        else:
+            pe = sum(p * (1 - p) for p in pi) / (q - 1)
+            pe_item = [
+                sum(agree[i][k] * (1 - pi[k]) for k in range(q)) / r[i] / (q - 1) for i in range(n)
+            ]
+        coefficient = (pa - pe) / (1 - pe)
+        terms = [
+            (n / n2more) * (s / d - pe * (ri >= 2)) / (1 - pe)
+            - 2 * (1 - coefficient) * (pe_i - pe) / (1 - pe)
+            for s, d, ri, pe_i in zip(sum_q, den, r, pe_item, strict=True)
+        ]
+        found[name] = interval(coefficient, terms)
+    return found
+
+
+def table_rows(table: dict[str, list]) -> list[list]:
+    return [list(values) for values in zip(*table.values(), strict=True)]
+
 
 class TestGwetVariances:
-    def test_irrcac_published_standard_errors(self):
-        """irrCAC's README (github.com/kgwet/irrCAC, "Computing agreement coefficients from
-        raw ratings", dataset cac.raw4raters, the Handbook's 4 raters x 12 subjects):
-        pa.coeff.raw 0.8181818 (SE 0.12561), gwet.ac1.raw 0.77544 (SE 0.14295, p_e
-        0.1903212), fleiss.kappa.raw 0.76117 (SE 0.15302, p_e 0.2387153)."""
-        result = agreement(columns(GWET_4RATERS), bootstrap=0)
-        published = {
-            "percent_agreement": (0.8181818, 0.12561),
-            "gwet_ac1": (0.77544, 0.14295),
-            "fleiss_kappa": (0.76117, 0.15302),
-        }
-        for name, (estimate, se) in published.items():
+    # irrCAC's README (github.com/kgwet/irrCAC, "Computing agreement coefficients from raw
+    # ratings", cac.raw4raters): coefficient, SE and conf.int as printed (3 decimals).
+    RAW4RATERS = {
+        "percent_agreement": (0.8181818, 0.12561, (0.542, 1)),
+        "gwet_ac1": (0.77544, 0.14295, (0.461, 1)),
+        "fleiss_kappa": (0.76117, 0.15302, (0.424, 1)),
+    }
+    # The Python port's tests (github.com/afergadis/irrCAC, test/unit/irrCAC/raw/test_gwet.py
+    # and test_fleiss.py, test_*_raw5observers), to 3 decimals.
+    RAW5OBSERVERS = {
+        "gwet_ac1": (0.497, 0.122, (0.235, 0.758)),
+        "fleiss_kappa": (0.458, 0.120, (0.199, 0.716)),
+    }
+
+    def check(self, result: dict, published: dict, digits: int) -> None:
+        for name, (estimate, se, (low, high)) in published.items():
             gwet = result["intervals"][name]["gwet"]
-            assert round(result[name], 5) == round(estimate, 5)
-            assert round(gwet["se"], 5) == se
-            assert gwet["ci95"] == [pytest.approx(result[name] - 1.959964 * gwet["se"]), 1.0]
+            assert round(result[name], digits) == round(estimate, digits)
+            assert round(gwet["se"], digits) == round(se, digits)
+            assert [round(bound, 3) for bound in gwet["ci95"]] == [low, high]
+
+    def test_irrcac_published_values_4_raters(self):
+        """The intervals use Student's t with n - 1 = 11 degrees of freedom, as irrCAC (a
+        normal quantile would give AC1 0.495 to 1, not irrCAC's 0.461)."""
+        self.check(agreement(columns(GWET_4RATERS), bootstrap=0), self.RAW4RATERS, 5)
+
+    def test_irrcac_published_values_5_observers(self):
+        """Both bounds inside [-1, 1]: t with 14 degrees of freedom on both sides."""
+        self.check(agreement(by_item(GWET_5OBSERVERS), bootstrap=0), self.RAW5OBSERVERS, 3)
+
+    @pytest.mark.parametrize(
+        ("table", "published", "digits"),
+        [(GWET_4RATERS, RAW4RATERS, 5), (GWET_5OBSERVERS, RAW5OBSERVERS, 3)],
+    )
+    def test_the_reference_transcription_gives_irrcacs_values(self, table, published, digits):
+        found = irrcac_raw(table_rows(table))
+        for name, (estimate, se, (low, high)) in published.items():
+            coefficient, standard_error, ci = found[name]
+            assert round(coefficient, digits) == round(estimate, digits)
+            assert round(standard_error, digits) == round(se, digits)
+            assert [round(bound, 3) for bound in ci] == [low, high]
 
     def test_no_analytic_interval_for_alpha_or_mean_kappa(self):
         result = agreement(columns(GWET_4RATERS), bootstrap=0)
         assert set(result["intervals"]["krippendorff_alpha"]) == {"bootstrap"}
         assert set(result["intervals"]["mean_cohen_kappa"]) == {"bootstrap"}
-        assert (
-            "not Fleiss' (1971) standard error under no agreement"
-            in (result["interval_methods"]["gwet"])
-        )
+        method = result["interval_methods"]["gwet"]
+        assert "not Fleiss' (1971) standard error under no agreement" in method
+        assert "Student's t with n - 1 degrees of freedom" in method
+
+
+# A per-category row's key -> irrCAC's coefficient of the two-value data.
+ANALYTIC_KEYS = {
+    "kappa": "fleiss_kappa",
+    "percent_agreement": "percent_agreement",
+    "gwet_ac1": "gwet_ac1",
+}
+
+
+@pytest.mark.parametrize("probability", [0.6, 0.975, 0.995])
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 11, 14, 30, 100, 1000, 99_999, 10**6])
+def test_t_quantile_equals_scipys(probability, df):
+    tolerance = 1e-13 if df <= 1000 else 1e-9
+    assert t_quantile(probability, df) == pytest.approx(
+        student_t.ppf(probability, df), rel=tolerance
+    )
+
+
+class TestGwetPerCategory:
+    """Each category against the rest has Gwet's analytic interval for its kappa, percent
+    agreement and AC1: irrCAC's formulas (irrcac_raw, checked above against irrCAC's
+    published values) on the two-value data "c" / anything else."""
+
+    def compare(self, ratings: dict) -> int:
+        """Checks every category's analytic intervals against the reference; how many
+        categories had both values (the reference's two-category case)."""
+        result = agreement(ratings, bootstrap=0)
+        notes = result["notes"]
+        compared = 0
+        for row in result["per_category"]:
+            rows = [
+                [str(value == row["category"]) for value in by.values()] for by in ratings.values()
+            ]
+            two_values = {v for values in rows for v in values} == {"True", "False"}
+            if result["pairable_items"] == 0 or not two_values:
+                assert row["intervals"]["kappa"]["gwet"] is None
+                continue
+            compared += 1
+            if len([by for by in ratings.values() if by]) < 2:
+                assert all(row["intervals"][key]["gwet"] is None for key in ANALYTIC_KEYS)
+                continue
+            reference = irrcac_raw(rows)
+            for key, name in ANALYTIC_KEYS.items():
+                coefficient, se, ci = reference[name]
+                gwet = row["intervals"][key]["gwet"]
+                if row[key] is None:
+                    # The product leaves a category used only on single-rated items without
+                    # a kappa (a note says so), where irrCAC's formula gives one.
+                    assert key == "kappa" and gwet is None
+                    assert any("used only on items with a single rating" in n for n in notes)
+                    continue
+                assert row[key] == pytest.approx(coefficient, abs=1e-12)
+                assert gwet["se"] == pytest.approx(se, abs=1e-12)
+                assert gwet["ci95"] == pytest.approx(ci, abs=1e-12)
+            assert set(row["intervals"]["krippendorff_alpha"]) == {"bootstrap"}
+        return compared
+
+    @pytest.mark.parametrize("table", [GWET_4RATERS, GWET_5OBSERVERS])
+    def test_published_examples(self, table):
+        ratings = by_item(table)
+        assert self.compare(ratings) == len({v for vs in table.values() for v in vs} - {None})
+
+    @RANDOMISED
+    @given(studies())
+    def test_random_studies(self, ratings):
+        self.compare(ratings)
+
+    def test_multi_select_paths(self):
+        """Per path: a rating uses the path when its set holds it."""
+        sets = [("a", "b"), ("a",), ("a", "b"), ("b",), ("a",), ("a", "c"), ("c",), ("a",)]
+        ratings = {
+            item: {"x": frozenset(sets[item % 8]), "y": frozenset(sets[(item * 3) % 8])}
+            for item in range(24)
+        }
+        result = agreement(ratings, multiple=True, bootstrap=0)
+        for row in result["per_category"]:
+            rows = [
+                [str(row["category"] in value) for value in by.values()] for by in ratings.values()
+            ]
+            _, se, ci = irrcac_raw(rows)["gwet_ac1"]
+            assert row["intervals"]["gwet_ac1"]["gwet"] == {
+                "ci95": pytest.approx(ci),
+                "se": pytest.approx(se),
+            }
 
 
 def reference_bootstrap(ratings: dict, indices: np.ndarray) -> dict[str, np.ndarray]:
@@ -85,7 +268,7 @@ def percentiles(values: np.ndarray) -> list[float]:
 
 
 class TestBootstrapAgainstAReference:
-    def study(self, items: int, seed: int, complete: bool) -> dict:
+    def ratings_world(self, items: int, seed: int, complete: bool) -> dict:
         rng = np.random.default_rng(seed)
         ratings = {}
         for item in range(items):
@@ -102,7 +285,7 @@ class TestBootstrapAgainstAReference:
         """The same resamples of items, given item by item: our intervals (a multinomial
         over rating patterns) equal the percentiles of the reference libraries' values
         (krippendorff, scikit-learn, statsmodels on complete data) on each resample."""
-        ratings = self.study(120, 4, complete)
+        ratings = self.ratings_world(120, 4, complete)
         codes, categories, names = codes_from_ratings(ratings)
         indices = np.random.default_rng(9).integers(0, len(codes), size=(200, len(codes)))
         draws = draws_from_indices(np.arange(len(codes)), indices)
@@ -144,7 +327,7 @@ class TestBootstrapAgainstAReference:
                 assert ci[0] == pytest.approx(row["kappa"], abs=1e-9)
 
     def test_seed_and_draws_are_stated_and_repeatable(self):
-        ratings = self.study(200, 1, False)
+        ratings = self.ratings_world(200, 1, False)
         first = agreement(ratings, bootstrap=300, seed=5)
         assert first["bootstrap"]["draws"] == 300 and first["bootstrap"]["seed"] == 5
         assert "percentile bootstrap over items" in first["bootstrap"]["method"]

@@ -28,12 +28,7 @@ COEFFICIENTS = ("percent_agreement", "mean_cohen_kappa", "fleiss_kappa", "gwet_a
 
 
 @pytest.fixture
-def lead():
-    return UserFactory(username="lead")
-
-
-@pytest.fixture
-def open_study(lead):
+def diverging_open_study(lead):
     """Two annotators who wrote different codes on every item, and no category."""
     study = OpenStudyFactory(slug="pilot", overlap=2)
     StudyMemberFactory(study=study, user=lead, role="lead")
@@ -47,12 +42,12 @@ def open_study(lead):
     return study
 
 
-def test_the_service_refuses_to_measure_an_open_round(open_study):
+def test_the_service_refuses_to_measure_an_open_round(diverging_open_study):
     with pytest.raises(AgreementNotApplicable, match="open-coding round has no agreement"):
-        study_agreement(study=open_study, bootstrap=0)
+        study_agreement(study=diverging_open_study, bootstrap=0)
 
 
-def test_the_page_says_why_and_shows_no_figure(client, open_study, lead):
+def test_the_page_says_why_and_shows_no_figure(client, diverging_open_study, lead):
     client.force_login(lead)
     response = client.get("/studies/pilot/agreement/")
     assert response.status_code == 200
@@ -65,7 +60,7 @@ def test_the_page_says_why_and_shows_no_figure(client, open_study, lead):
 
 
 @pytest.mark.parametrize("query", ["", "?by=batch", "?window=2", "?dimension=root-cause"])
-def test_the_api_answers_409_with_the_reason(open_study, lead, query):
+def test_the_api_answers_409_with_the_reason(diverging_open_study, lead, query):
     client = APIClient()
     client.force_authenticate(lead)
     response = client.get(f"/api/studies/pilot/agreement/{query}")
@@ -74,7 +69,7 @@ def test_the_api_answers_409_with_the_reason(open_study, lead, query):
 
 
 @pytest.mark.parametrize("args", [(), ("--json",), ("--by", "batch", "--json")])
-def test_the_command_says_why_in_one_line_and_fails(open_study, args):
+def test_the_command_says_why_in_one_line_and_fails(diverging_open_study, args):
     out = StringIO()
     with pytest.raises(CommandError) as raised:
         call_command("agreement", "pilot", *args, stdout=out)
@@ -83,8 +78,10 @@ def test_the_command_says_why_in_one_line_and_fails(open_study, args):
     assert out.getvalue() == ""
 
 
-def test_the_datasheet_says_why_in_json_and_markdown(open_study):
-    export = Export(study=open_study, fmt="json", options=ExportOptions(include_annotators=True))
+def test_the_datasheet_says_why_in_json_and_markdown(diverging_open_study):
+    export = Export(
+        study=diverging_open_study, fmt="json", options=ExportOptions(include_annotators=True)
+    )
     sheet = json.loads("".join(export.pieces()))["datasheet"]
     assert sheet["agreement"] == {
         "study": "pilot",

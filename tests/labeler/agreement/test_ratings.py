@@ -34,7 +34,7 @@ THREADS = {"root-cause": "threading"}
 
 
 @pytest.fixture
-def study():
+def stage_study():
     """Three annotations an item; the labelling codebook plus an optional single-select
     dimension (stage)."""
     codebook = labelling_codebook()
@@ -48,7 +48,7 @@ def study():
 
 
 @pytest.fixture
-def people():
+def three_raters():
     return [UserFactory(username=name) for name in ("cleo", "abe", "bea")]
 
 
@@ -65,19 +65,21 @@ def ratings_of(study, names=None):
     return {key: ratings.as_dict() for key, ratings in read.items()}
 
 
-def test_every_submission_is_one_rating_per_dimension(study, people, django_assert_num_queries):
-    cleo, abe, bea = people
-    first = label(study, cleo, LEAK)
-    label(study, abe, BLOAT)
-    label(study, bea, THREADS)
-    label(study, cleo, THREADS)  # the second item, on its own
-    held = assignment_next(study=study, user=abe)  # held: no rating
+def test_every_submission_is_one_rating_per_dimension(
+    stage_study, three_raters, django_assert_num_queries
+):
+    cleo, abe, bea = three_raters
+    first = label(stage_study, cleo, LEAK)
+    label(stage_study, abe, BLOAT)
+    label(stage_study, bea, THREADS)
+    label(stage_study, cleo, THREADS)  # the second item, on its own
+    held = assignment_next(study=stage_study, user=abe)  # held: no rating
     assignment_skip(assignment_id=held.pk, user=abe, reason="cannot_judge")
 
-    names = annotator_names(study=study, real_names=True)
-    dimensions = study_scheme(study=study).dimensions
+    names = annotator_names(study=stage_study, real_names=True)
+    dimensions = study_scheme(study=stage_study).dimensions
     with django_assert_num_queries(1):
-        read = study_ratings(study=study, dimensions=dimensions, names=names)
+        read = study_ratings(study=stage_study, dimensions=dimensions, names=names)
 
     read = {key: ratings.as_dict() for key, ratings in read.items()}
     item, second = first.item_id, held.item_id
@@ -95,16 +97,18 @@ def test_every_submission_is_one_rating_per_dimension(study, people, django_asse
         "abe": NO_CATEGORY,
         "bea": NO_CATEGORY,
     }
-    assert item_batches(study=study)[item] == 1
+    assert item_batches(study=stage_study)[item] == 1
 
 
-def test_the_ratings_are_the_labels_as_they_were_when_the_item_first_became_final(study, people):
-    cleo, abe, bea = people
-    mine = label(study, cleo, LEAK)
+def test_the_ratings_are_the_labels_as_they_were_when_the_item_first_became_final(
+    stage_study, three_raters
+):
+    cleo, abe, bea = three_raters
+    mine = label(stage_study, cleo, LEAK)
     # A revision before the item is final counts.
     assignment_submit(assignment_id=mine.pk, user=cleo, labels=BLOAT)
-    label(study, abe, BLOAT)
-    label(study, bea, BLOAT)
+    label(stage_study, abe, BLOAT)
+    label(stage_study, bea, BLOAT)
     item = StudyItem.objects.get(pk=mine.item_id)
     assert item.adjudicated_at is not None
 
@@ -112,14 +116,14 @@ def test_the_ratings_are_the_labels_as_they_were_when_the_item_first_became_fina
     # After the reopening Cleo has seen the final label: her revision is kept, not counted.
     assignment_submit(assignment_id=mine.pk, user=cleo, labels=THREADS)
 
-    assert ratings_of(study)["root-cause"][item.pk] == {
+    assert ratings_of(stage_study)["root-cause"][item.pk] == {
         "cleo": "memory/bloat",
         "abe": "memory/bloat",
         "bea": "memory/bloat",
     }
 
 
-def test_imported_labels_are_ratings_like_the_apps(study):
+def test_imported_labels_are_ratings_like_the_apps(stage_study):
     repository = RepositoryFactory(owner="pytorch", name="pytorch")
     BugReportFactory(repository=repository, number=7)
     csv = (
@@ -127,44 +131,44 @@ def test_imported_labels_are_ratings_like_the_apps(study):
         "pytorch/pytorch#7,old-a,root-cause,memory/leak\n"
         "pytorch/pytorch#7,old-b,root-cause,threading\n"
     )
-    annotation_import(study=study, data=csv.encode(), source="old.csv")
-    item = StudyItem.objects.get(study=study, report__repository=repository)
+    annotation_import(study=stage_study, data=csv.encode(), source="old.csv")
+    item = StudyItem.objects.get(study=stage_study, report__repository=repository)
 
-    assert ratings_of(study)["root-cause"][item.pk] == {
+    assert ratings_of(stage_study)["root-cause"][item.pk] == {
         "old-a": "memory/leak",
         "old-b": "threading",
     }
 
 
-def test_pseudonyms_follow_the_order_of_first_submission(study, people):
-    cleo, abe, bea = people
+def test_pseudonyms_follow_the_order_of_first_submission(stage_study, three_raters):
+    cleo, abe, bea = three_raters
     for user in (cleo, abe, bea):
-        label(study, user, THREADS)
-    assignment = label(study, abe, THREADS)
+        label(stage_study, user, THREADS)
+    assignment = label(stage_study, abe, THREADS)
 
-    names = annotator_names(study=study, real_names=False)
+    names = annotator_names(study=stage_study, real_names=False)
 
     assert names == {cleo.pk: "A1", abe.pk: "A2", bea.pk: "A3"}
-    assert set(ratings_of(study, names)["root-cause"][assignment.item_id]) == {"A2"}
+    assert set(ratings_of(stage_study, names)["root-cause"][assignment.item_id]) == {"A2"}
 
 
-def test_items_are_ordered_by_when_their_last_rating_came_in(study, people):
-    cleo, abe, bea = people
-    label(study, cleo, THREADS)  # item 0
-    label(study, abe, THREADS)  # item 0
-    second = label(study, cleo, THREADS)  # item 1
-    last = label(study, bea, THREADS)  # item 0, now complete after item 1 was started
-    assert items_in_labelled_order(study=study) == [second.item_id, last.item_id]
+def test_items_are_ordered_by_when_their_last_rating_came_in(stage_study, three_raters):
+    cleo, abe, bea = three_raters
+    label(stage_study, cleo, THREADS)  # item 0
+    label(stage_study, abe, THREADS)  # item 0
+    second = label(stage_study, cleo, THREADS)  # item 1
+    last = label(stage_study, bea, THREADS)  # item 0, now complete after item 1 was started
+    assert items_in_labelled_order(study=stage_study) == [second.item_id, last.item_id]
 
 
-def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(study, people):
+def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(stage_study, three_raters):
     for labels in ((LEAK, LEAK, BLOAT), (THREADS, THREADS, THREADS)):
-        for user, answer in zip(people, labels, strict=True):
-            label(study, user, answer)
+        for user, answer in zip(three_raters, labels, strict=True):
+            label(stage_study, user, answer)
 
-    result = study_agreement(study=study, bootstrap=20)
+    result = study_agreement(study=stage_study, bootstrap=20)
 
-    assert result["study"] == study.slug
+    assert result["study"] == stage_study.slug
     assert [(d["dimension"], d["level"]) for d in result["dimensions"]] == [
         ("root-cause", "top"),
         ("root-cause", "path"),
@@ -198,32 +202,32 @@ def test_the_agreement_json_has_the_issues_keys_per_dimension_and_level(study, p
     json.dumps(result)
 
 
-def test_pseudonyms_replace_every_username(study, people):
-    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
-        label(study, user, answer)
+def test_pseudonyms_replace_every_username(stage_study, three_raters):
+    for user, answer in zip(three_raters, (LEAK, BLOAT, THREADS), strict=True):
+        label(stage_study, user, answer)
 
-    text = json.dumps(study_agreement(study=study, bootstrap=0, pseudonyms=True))
+    text = json.dumps(study_agreement(study=stage_study, bootstrap=0, pseudonyms=True))
 
-    assert not any(user.username in text for user in people)
+    assert not any(user.username in text for user in three_raters)
     assert '"A1"' in text and '"A3"' in text
 
 
-def test_one_dimension_only(study, people):
-    for user in people:
-        label(study, user, LEAK)
-    result = study_agreement(study=study, dimension="impact", bootstrap=0)
+def test_one_dimension_only(stage_study, three_raters):
+    for user in three_raters:
+        label(stage_study, user, LEAK)
+    result = study_agreement(study=stage_study, dimension="impact", bootstrap=0)
     assert [(d["dimension"], d["level"]) for d in result["dimensions"]] == [("impact", "path")]
     assert result["dimensions"][0]["percent_agreement"] == 1.0
 
 
-def test_per_batch(study, people):
-    StudyItem.objects.filter(study=study, position=1).update(batch=2)
-    for user in people:
-        label(study, user, LEAK)
-    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
-        label(study, user, answer)
+def test_per_batch(stage_study, three_raters):
+    StudyItem.objects.filter(study=stage_study, position=1).update(batch=2)
+    for user in three_raters:
+        label(stage_study, user, LEAK)
+    for user, answer in zip(three_raters, (LEAK, BLOAT, THREADS), strict=True):
+        label(stage_study, user, answer)
 
-    result = study_agreement(study=study, by="batch", dimension="root-cause", bootstrap=0)
+    result = study_agreement(study=stage_study, by="batch", dimension="root-cause", bootstrap=0)
 
     assert result["by"] == "batch"
     batches = {b["batch"]: b["dimensions"] for b in result["batches"]}
@@ -233,13 +237,13 @@ def test_per_batch(study, people):
     assert batches[2][1]["items"] == 1
 
 
-def test_per_window_in_the_order_items_were_labelled(study, people):
+def test_per_window_in_the_order_items_were_labelled(stage_study, three_raters):
     answers = [(THREADS, THREADS, THREADS), (LEAK, BLOAT, THREADS), (LEAK, LEAK, LEAK)]
     for labels in answers:
-        for user, answer in zip(people, labels, strict=True):
-            label(study, user, answer)
+        for user, answer in zip(three_raters, labels, strict=True):
+            label(stage_study, user, answer)
 
-    result = study_agreement(study=study, by="window", window=2, dimension="root-cause")
+    result = study_agreement(study=stage_study, by="window", window=2, dimension="root-cause")
 
     assert (result["by"], result["window"]) == ("window", 2)
     path = result["dimensions"][1]
@@ -250,18 +254,21 @@ def test_per_window_in_the_order_items_were_labelled(study, people):
     assert windows[1]["percent_agreement"] == 1.0
 
 
-def test_the_reasons_leads_gave_are_counted_per_category_in_dispute(study, people):
+def test_the_reasons_leads_gave_are_counted_per_category_in_dispute(stage_study, three_raters):
     lead = UserFactory()
 
     def disputed(labels, reason):
-        done = [label(study, user, answer) for user, answer in zip(people, labels, strict=True)]
+        done = [
+            label(stage_study, user, answer)
+            for user, answer in zip(three_raters, labels, strict=True)
+        ]
         decision = {"value": "memory/leak", "rationale": "see the fix", "reason": reason}
         item_adjudicate(item_id=done[0].item_id, user=lead, decisions={"root-cause": decision})
 
     disputed((LEAK, LEAK, BLOAT), "codebook_ambiguity")
     disputed((LEAK, THREADS, BLOAT), "annotator_slip")
 
-    result = study_agreement(study=study, dimension="root-cause", bootstrap=0)
+    result = study_agreement(study=stage_study, dimension="root-cause", bootstrap=0)
 
     top, path = result["dimensions"]
     by_category = {row["category"]: row["reasons"] for row in path["per_category"]}
@@ -285,21 +292,21 @@ def test_the_reasons_leads_gave_are_counted_per_category_in_dispute(study, peopl
     assert top_reasons["threading"]["annotator_slip"] == 1
 
 
-def test_a_study_with_no_labels_yet_has_no_figures_and_says_why(study):
-    result = study_agreement(study=study, dimension="impact")
+def test_a_study_with_no_labels_yet_has_no_figures_and_says_why(stage_study):
+    result = study_agreement(study=stage_study, dimension="impact")
     (impact,) = result["dimensions"]
     assert (impact["items"], impact["ratings"], impact["krippendorff_alpha"]) == (0, 0, None)
     assert impact["notes"]
 
 
-def test_every_figure_of_a_call_shares_one_set_of_draws(study, people):
-    study.parent_distance = 0.25
-    study.save(update_fields=["parent_distance"])
+def test_every_figure_of_a_call_shares_one_set_of_draws(stage_study, three_raters):
+    stage_study.parent_distance = 0.25
+    stage_study.save(update_fields=["parent_distance"])
     for labels in ((LEAK, LEAK, BLOAT), (THREADS, THREADS, THREADS), (LEAK, BLOAT, BLOAT)):
-        for user, answer in zip(people, labels, strict=True):
-            label(study, user, answer)
+        for user, answer in zip(three_raters, labels, strict=True):
+            label(stage_study, user, answer)
 
-    result = study_agreement(study=study, bootstrap=50, seed=4, half_width=0.1)
+    result = study_agreement(study=stage_study, bootstrap=50, seed=4, half_width=0.1)
 
     assert result["bootstrap"]["draws"] == 50 and result["bootstrap"]["seed"] == 4
     assert all(entry["bootstrap"] == result["bootstrap"] for entry in result["dimensions"])
@@ -324,14 +331,14 @@ def test_every_figure_of_a_call_shares_one_set_of_draws(study, people):
     json.dumps(result, allow_nan=False)
 
 
-def test_each_batch_after_the_first_has_its_change_from_paired_draws(study, people):
-    StudyItem.objects.filter(study=study, position=1).update(batch=2)
-    for user in people:
-        label(study, user, LEAK)
-    for user, answer in zip(people, (LEAK, BLOAT, THREADS), strict=True):
-        label(study, user, answer)
+def test_each_batch_after_the_first_has_its_change_from_paired_draws(stage_study, three_raters):
+    StudyItem.objects.filter(study=stage_study, position=1).update(batch=2)
+    for user in three_raters:
+        label(stage_study, user, LEAK)
+    for user, answer in zip(three_raters, (LEAK, BLOAT, THREADS), strict=True):
+        label(stage_study, user, answer)
 
-    result = study_agreement(study=study, by="batch", dimension="root-cause", bootstrap=40)
+    result = study_agreement(study=stage_study, by="batch", dimension="root-cause", bootstrap=40)
 
     assert result["bootstrap"]["strata"] == "batch"
     first, second = (batch["dimensions"] for batch in result["batches"])
@@ -342,13 +349,13 @@ def test_each_batch_after_the_first_has_its_change_from_paired_draws(study, peop
     json.dumps(result, allow_nan=False)
 
 
-def test_windows_of_every_dimension_share_one_set_of_draws(study, people):
+def test_windows_of_every_dimension_share_one_set_of_draws(stage_study, three_raters):
     answers = [(THREADS, THREADS, THREADS), (LEAK, BLOAT, THREADS), (LEAK, LEAK, LEAK)]
     for labels in answers:
-        for user, answer in zip(people, labels, strict=True):
-            label(study, user, answer)
+        for user, answer in zip(three_raters, labels, strict=True):
+            label(stage_study, user, answer)
 
-    result = study_agreement(study=study, by="window", window=2, bootstrap=30, seed=3)
+    result = study_agreement(study=stage_study, by="window", window=2, bootstrap=30, seed=3)
 
     assert result["bootstrap"] == {**result["bootstrap"], "draws": 30, "seed": 3}
     assert result["bootstrap"]["strata"] == "window"

@@ -431,7 +431,7 @@ class TestFastPathAndWindows:
 
 
 class TestBootstrap:
-    def study(self, items: int, seed: int) -> dict:
+    def ratings_world(self, items: int, seed: int) -> dict:
         rng = np.random.default_rng(seed)
         ratings = {}
         for item in range(items):
@@ -445,7 +445,7 @@ class TestBootstrap:
         return ratings
 
     def test_same_input_and_seed_same_interval_whatever_the_item_order(self):
-        ratings = self.study(300, 1)
+        ratings = self.ratings_world(300, 1)
         shuffled = dict(reversed(list(ratings.items())))
         first = agreement(ratings, seed=7)["alpha_ci95"]
         assert agreement(ratings, seed=7)["alpha_ci95"] == first
@@ -456,7 +456,7 @@ class TestBootstrap:
         """Drawing profile counts from a multinomial is resampling items: a plain bootstrap
         over the items (with the reference library's alpha) gives the same percentiles, up
         to Monte Carlo error (about 0.003 here; the bound is several times that)."""
-        ratings = self.study(400, 2)
+        ratings = self.ratings_world(400, 2)
         result = agreement(ratings, bootstrap=2000, seed=0)
         pairable = [row for row in ratings.values() if len(row) >= 2]
         reliability = np.array(
@@ -482,7 +482,7 @@ class TestBootstrap:
         """Memory is bounded by computing the draws in blocks; the draws are the same."""
         import labeler.agreement.intervals as module
 
-        ratings = self.study(200, 3)
+        ratings = self.ratings_world(200, 3)
         whole = agreement(ratings, bootstrap=2000)
         monkeypatch.setattr(module, "BOOTSTRAP_BLOCK", 1000)
         blocked = agreement(ratings, bootstrap=2000)

@@ -18,7 +18,7 @@ B = "repository=pytorch/pytorch&candidate=none"
 
 
 @pytest.fixture
-def reports():
+def twelve_torch_reports():
     torch = RepositoryFactory(full_name="pytorch/pytorch", name="pytorch")
     for number in range(12):
         BugReportFactory(
@@ -39,7 +39,7 @@ def expected(a, b, user=None):
 
 
 @pytest.mark.parametrize("role", ["annotator", "lead", "researcher", "admin_user"])
-def test_every_signed_in_user_compares_reports(request, reports, role):
+def test_every_signed_in_user_compares_reports(request, twelve_torch_reports, role):
     response = client_for(request.getfixturevalue(role)).get(URL, {"a": A, "b": B})
 
     assert response.status_code == 200
@@ -66,14 +66,14 @@ def test_every_signed_in_user_compares_reports(request, reports, role):
     assert row["p_value"] == pytest.approx(scipy_test.pvalue)
 
 
-def test_anonymous_is_asked_to_sign_in(api_client, reports):
+def test_anonymous_is_asked_to_sign_in(api_client, twelve_torch_reports):
     response = api_client.get(URL, {"a": A, "b": B})
 
     assert response.status_code == 401
     assert set(response.json()) == {"message", "fields"}
 
 
-def test_a_bad_group_is_a_400_naming_the_group_and_the_parameter(annotator, reports):
+def test_a_bad_group_is_a_400_naming_the_group_and_the_parameter(annotator, twelve_torch_reports):
     client = client_for(annotator)
 
     response = client.get(URL, {"a": "created_after=yesterday", "b": B})
@@ -95,7 +95,7 @@ def test_a_bad_group_is_a_400_naming_the_group_and_the_parameter(annotator, repo
     assert_error(client.get(URL, {"a": A}), "b", "This field is required.")
 
 
-def test_a_query_not_url_encoded_is_refused_with_a_hint(annotator, reports):
+def test_a_query_not_url_encoded_is_refused_with_a_hint(annotator, twelve_torch_reports):
     response = client_for(annotator).get(f"{URL}?a=repository=pytorch/pytorch&candidate=none&b=")
 
     assert_error(response, "candidate", "unknown parameter 'candidate'", "URL-encoded")

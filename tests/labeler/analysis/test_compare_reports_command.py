@@ -22,7 +22,7 @@ def run(*args) -> str:
 
 
 @pytest.fixture
-def reports():
+def reports_of_two_repositories():
     for repository, sizes in (("octo/a", (1, 2, 3)), ("octo/b", (4, 5, 6, 7))):
         repo = RepositoryFactory(full_name=repository)
         for size in sizes:
@@ -30,7 +30,7 @@ def reports():
     BugReportFactory(repository=repo, fix_size=None, comment_count=2)
 
 
-def test_json_is_the_apis(reports, annotator):
+def test_json_is_the_apis(reports_of_two_repositories, annotator):
     printed = json.loads(run("--a", A, "--b", B, "--json"))
 
     assert printed == client_for(annotator).get("/api/reports/compare/", {"a": A, "b": B}).json()
@@ -41,7 +41,7 @@ def test_json_is_the_apis(reports, annotator):
     assert size["p_value"] == pytest.approx(2 / 35) and size["magnitude"] == "large"
 
 
-def test_the_table_names_the_groups_and_every_measure(reports):
+def test_the_table_names_the_groups_and_every_measure(reports_of_two_repositories):
     printed = run("--a", A, "--b", B)
 
     lines = printed.splitlines()
@@ -60,7 +60,7 @@ def test_the_table_names_the_groups_and_every_measure(reports):
     assert run("--a", "", "--b", B).splitlines()[0] == "a: (every imported report) -> 8 reports"
 
 
-def test_a_bad_query_names_the_group_and_the_parameter(reports):
+def test_a_bad_query_names_the_group_and_the_parameter(reports_of_two_repositories):
     with pytest.raises(CommandError) as caught:
         run("--a", "closed_before=later", "--b", "stat=open")
 

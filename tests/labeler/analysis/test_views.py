@@ -16,7 +16,7 @@ ANALYSIS = "/studies/perf/analysis/"
 
 
 @pytest.fixture
-def reports():
+def six_fixed_reports():
     repo = RepositoryFactory(full_name="octo/x")
     for number in range(6):
         BugReportFactory(
@@ -41,7 +41,7 @@ def test_anonymous_is_sent_to_sign_in(client, decided, url):
 
 
 @pytest.mark.parametrize("role", ["annotator", "lead", "researcher", "admin_user"])
-def test_every_signed_in_user_compares_report_groups(client, request, reports, role):
+def test_every_signed_in_user_compares_report_groups(client, request, six_fixed_reports, role):
     client.force_login(request.getfixturevalue(role))
 
     empty = client.get(COMPARE)
@@ -63,7 +63,7 @@ def test_every_signed_in_user_compares_report_groups(client, request, reports, r
 
 
 def test_the_filter_forms_turn_into_the_groups_query_strings_of_what_they_filter(
-    client, annotator, reports
+    client, annotator, six_fixed_reports
 ):
     client.force_login(annotator)
 
@@ -90,7 +90,7 @@ def test_the_filter_forms_turn_into_the_groups_query_strings_of_what_they_filter
     }
 
 
-def test_a_bad_group_is_shown_with_its_parameter(client, annotator, reports):
+def test_a_bad_group_is_shown_with_its_parameter(client, annotator, six_fixed_reports):
     client.force_login(annotator)
 
     response = client.get(COMPARE, {"a": "created_after=soon", "b": "", "of": "stat=open"})

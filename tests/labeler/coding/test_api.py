@@ -6,6 +6,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
+from labeler.common.roles import Role
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import Assignment, Board, Code, CodeUse, Study
 from taxonomy.models import Codebook
@@ -15,7 +16,7 @@ from tests.labeler.factories import (
     StudyItemFactory,
     StudyMemberFactory,
 )
-from tests.labeler.role_calls import statuses
+from tests.labeler.role_calls import caller, statuses
 from tests.mining.factories import BugReportFactory
 
 pytestmark = pytest.mark.django_db
@@ -27,24 +28,36 @@ ANN2_FIRST = {"root-cause": ["Memory leak", "lock"], "symptom": ["slow"]}
 ANN_SECOND = {"root-cause": ["memory leak"], "symptom": ["oom"]}
 
 
-@pytest.fixture
-def study(open_study):
-    """The study tests.labeler.role_calls's `call` and `items` work on: the open one."""
-    return open_study
-
-
 def coded(study, user, codes):
     held = assignment_next(study=study, user=user)
     return assignment_submit(assignment_id=held.pk, user=user, labels={}, codes=codes)
 
 
+def open_annotator(make_user, open_study, username):
+    user = make_user(Role.ANNOTATOR, username=username)
+    StudyMemberFactory(study=open_study, user=user, role="annotator")
+    return user
+
+
 @pytest.fixture
-def items(open_study, annotator, second_annotator):
+def open_second_annotator(make_user, open_study):
+    return open_annotator(make_user, open_study, "ann2")
+
+
+@pytest.fixture
+def open_items(open_study, annotator, open_second_annotator):
     first = coded(open_study, annotator, ANN_FIRST)
-    coded(open_study, second_annotator, ANN2_FIRST)
+    coded(open_study, open_second_annotator, ANN2_FIRST)
     second = coded(open_study, annotator, ANN_SECOND)
     # As tests.labeler.role_calls's `call` names them.
     return {"disputed": first.item, "final": second.item}
+
+
+@pytest.fixture
+def open_call(request, make_user, open_study, open_items):
+    """tests.labeler.role_calls's `call` on the open study (ann3: an annotator who coded none)."""
+    other = open_annotator(make_user, open_study, "ann3")
+    return caller(request, open_study, open_items, other_annotator=other)
 
 
 def names(response):
@@ -74,8 +87,8 @@ ANNS_OWN = [
     anonymous=401,
     staff=200,
 )
-def test_codes_in_use_for_every_role(call, role, expected):
-    response = call(role, "get", "/api/studies/{slug}/codes/")
+def test_codes_in_use_for_every_role(open_call, role, expected):
+    response = open_call(role, "get", "/api/studies/{slug}/codes/")
     assert response.status_code == expected
     if expected != 200:
         assert set(response.json()) == {"message", "fields"}
@@ -92,8 +105,10 @@ def test_codes_in_use_for_every_role(call, role, expected):
         assert body == {"only_yours": True, "results": []}
 
 
-def test_an_annotator_sees_only_their_codes_as_they_wrote_them(open_study, items, second_annotator):
-    body = client_for(second_annotator).get("/api/studies/open/codes/").json()
+def test_an_annotator_sees_only_their_codes_as_they_wrote_them(
+    open_study, open_items, open_second_annotator
+):
+    body = client_for(open_second_annotator).get("/api/studies/open/codes/").json()
     assert names(body) == [
         ("root-cause", "Memory leak", None),
         ("root-cause", "lock", None),
@@ -101,7 +116,7 @@ def test_an_annotator_sees_only_their_codes_as_they_wrote_them(open_study, items
     ]
     # Renamed on the board since: the annotator keeps seeing what they wrote.
     Code.objects.filter(name="lock").update(name="lock contention")
-    body = client_for(second_annotator).get("/api/studies/open/codes/?q=LOCK").json()
+    body = client_for(open_second_annotator).get("/api/studies/open/codes/?q=LOCK").json()
     assert names(body) == [("root-cause", "lock", None)]
 
 
@@ -115,10 +130,10 @@ def test_an_annotator_sees_only_their_codes_as_they_wrote_them(open_study, items
     staff=200,
 )
 def test_a_study_that_shares_codes_shows_every_code_to_its_annotators(
-    call, open_study, role, expected
+    open_call, open_study, role, expected
 ):
     Study.objects.filter(pk=open_study.pk).update(codes_shared=True)
-    response = call(role, "get", "/api/studies/{slug}/codes/?dimension=root-cause&q=%20%20LEA")
+    response = open_call(role, "get", "/api/studies/{slug}/codes/?dimension=root-cause&q=%20%20LEA")
     assert response.status_code == expected
     if expected == 200:
         body = response.json()
@@ -126,13 +141,13 @@ def test_a_study_that_shares_codes_shows_every_code_to_its_annotators(
         assert (body["only_yours"], names(body)) == (False, [("root-cause", "memory leak", uses)])
 
 
-def test_a_lead_who_labels_in_the_study_sees_only_their_own_codes(open_study, items, lead):
+def test_a_lead_who_labels_in_the_study_sees_only_their_own_codes(open_study, open_items, lead):
     StudyMemberFactory(study=open_study, user=lead, role="annotator")
     body = client_for(lead).get("/api/studies/open/codes/").json()
     assert body == {"only_yours": True, "results": []}
 
 
-def test_the_codes_query_is_checked(open_study, items, lead):
+def test_the_codes_query_is_checked(open_study, open_items, lead):
     client = client_for(lead)
     assert_error(client.get("/api/studies/open/codes/?dimension=symptoms"), "dimension", "symptom")
     assert_error(client.get("/api/studies/open/codes/?query=x"), "query", "did you mean 'q'")
@@ -159,8 +174,8 @@ def test_a_closed_study_has_no_codes_nor_saturation(lead):
     anonymous=401,
     staff=200,
 )
-def test_saturation_for_every_role(call, role, expected):
-    response = call(role, "get", "/api/studies/{slug}/saturation/")
+def test_saturation_for_every_role(open_call, role, expected):
+    response = open_call(role, "get", "/api/studies/{slug}/saturation/")
     assert response.status_code == expected
     if expected != 200:
         assert set(response.json()) == {"message", "fields"}
@@ -181,14 +196,14 @@ def test_saturation_for_every_role(call, role, expected):
     }
 
 
-def test_saturation_of_one_dimension_follows_the_board(call, open_study):
+def test_saturation_of_one_dimension_follows_the_board(open_call, open_study):
     lock, cache = Code.objects.get(name="lock"), Code.objects.get(name="cache")
     Code.objects.filter(pk=lock.pk).update(merged_into=cache)
     CodeUse.objects.filter(code=lock).update(code=cache)
-    body = call("lead", "get", "/api/studies/{slug}/saturation/?dimension=root-cause").json()
+    body = open_call("lead", "get", "/api/studies/{slug}/saturation/?dimension=root-cause").json()
     assert (body["dimension"], body["team"]) == ("root-cause", [2, 2])
     assert [a["curve"] for a in body["annotators"]] == [[2, 2], [2]]
-    response = call("lead", "get", "/api/studies/{slug}/saturation/?dimension=cause")
+    response = open_call("lead", "get", "/api/studies/{slug}/saturation/?dimension=cause")
     assert_error(response, "dimension", "did you mean 'root-cause'")
 
 

@@ -11,7 +11,6 @@ from django.test import Client
 from django.urls import URLPattern, get_resolver, reverse
 
 from labeler.coding.board.themes import theme_create
-from labeler.common.roles import Role
 from labeler.models import Board
 from taxonomy.models import Codebook
 from tests.labeler.board_factories import open_study_with_items
@@ -32,19 +31,7 @@ def freeze(client, slug, version):
 
 
 @pytest.fixture
-def lead(make_user):
-    return make_user(Role.LEAD, username="lead")
-
-
-@pytest.fixture
-def signed_in(lead):
-    client = Client()
-    client.force_login(lead)
-    return client
-
-
-@pytest.fixture
-def open_round(lead):
+def themed_open_round(lead):
     study, board = open_study_with_items(members=[(lead, "lead")])
     for key in study.codebook.dimensions.values_list("key", flat=True):
         theme_create(board=board, dimension_key=key, name="Loops", user=lead)
@@ -52,12 +39,12 @@ def open_round(lead):
 
 
 def test_the_freeze_refuses_a_version_that_breaks_the_rule_and_writes_nothing(
-    signed_in, open_round
+    lead_client, themed_open_round
 ):
-    study, board = open_round
+    study, board = themed_open_round
     before = Codebook.objects.count()
 
-    response = freeze(signed_in, study.slug, "1/../../x")
+    response = freeze(lead_client, study.slug, "1/../../x")
 
     assert response.status_code == 400
     assert response.json()["fields"] == {
@@ -68,7 +55,7 @@ def test_the_freeze_refuses_a_version_that_breaks_the_rule_and_writes_nothing(
     }
     assert Codebook.objects.count() == before
     assert Board.objects.get(pk=board.pk).frozen_into is None
-    assert signed_in.get("/").status_code == 200
+    assert lead_client.get("/").status_code == 200
 
 
 def study_pages(slug: str) -> list[str]:
@@ -98,10 +85,10 @@ def links_to_codebooks(html: str) -> list[str]:
 
 @pytest.mark.parametrize("bad", BAD_VERSIONS)
 def test_no_stored_name_makes_a_page_answer_5xx(
-    bad, signed_in, open_round, lead, annotator, make_user
+    bad, lead_client, themed_open_round, lead, annotator, make_user
 ):
-    study, _ = open_round
-    assert freeze(signed_in, study.slug, "1").status_code == 200
+    study, _ = themed_open_round
+    assert freeze(lead_client, study.slug, "1").status_code == 200
     closed = labelled_study(annotator=annotator, second=make_user(username="ann2"), lead=lead)
     revise_v2(closed.codebook)
     # Behind the rule's back: a frozen board's version, a newer version a closed study is
@@ -113,36 +100,36 @@ def test_no_stored_name_makes_a_page_answer_5xx(
     superuser.force_login(make_user(username="root", is_staff=True, is_superuser=True))
 
     pages = ["/", "/codebooks/", *study_pages(study.slug), *study_pages(closed.slug)]
-    for client in (signed_in, superuser):
+    for client in (lead_client, superuser):
         for page in pages:
             assert client.get(page).status_code < 500, page
-    assert signed_in.get(f"/api/studies/{study.slug}/board/").status_code == 200
+    assert lead_client.get(f"/api/studies/{study.slug}/board/").status_code == 200
 
     # Every codebook link of the list, the board and the study leads somewhere that answers.
-    listed = signed_in.get("/codebooks/").content.decode()
+    listed = lead_client.get("/codebooks/").content.decode()
     links = links_to_codebooks(listed)
     # The open round's, the frozen one's, the closed study's two and the odd one.
     assert len(links) == 5
     for link in links:
-        page = signed_in.get(link)
+        page = lead_client.get(link)
         assert page.status_code == 200, link
     frozen = Codebook.objects.get(key="open-perf")
-    url = signed_in.get(f"/api/studies/{study.slug}/board/").json()["board"]["frozen_into"]["url"]
-    page = signed_in.get(url)
+    url = lead_client.get(f"/api/studies/{study.slug}/board/").json()["board"]["frozen_into"]["url"]
+    page = lead_client.get(url)
     assert (page.status_code, page.context["codebook"]) == (200, frozen)
     # The diff between the closed study's version and the newer one, as its form asks.
-    diff = signed_in.get("/codebooks/perf/1.0/diff/", {"against": f"2{bad}"}, follow=True)
+    diff = lead_client.get("/codebooks/perf/1.0/diff/", {"against": f"2{bad}"}, follow=True)
     assert diff.status_code == 200
     assert diff.context["diff"].new_version == f"2{bad}"
     for link in links_to_codebooks(diff.content.decode()):
-        assert signed_in.get(link).status_code == 200, link
-    for link in links_to_codebooks(signed_in.get(f"/studies/{closed.slug}/").content.decode()):
-        assert signed_in.get(link).status_code == 200, link
+        assert lead_client.get(link).status_code == 200, link
+    for link in links_to_codebooks(lead_client.get(f"/studies/{closed.slug}/").content.decode()):
+        assert lead_client.get(link).status_code == 200, link
     migrate = re.search(
         r'href="(/studies/perf/codebook/[^"]+)"',
-        signed_in.get(f"/studies/{closed.slug}/").content.decode(),
+        lead_client.get(f"/studies/{closed.slug}/").content.decode(),
     )
-    page = signed_in.get(unescape(migrate.group(1)))
+    page = lead_client.get(unescape(migrate.group(1)))
     assert page.status_code == 200
     assert page.context["target"].version == f"2{bad}"
 
@@ -151,8 +138,8 @@ def test_no_stored_name_makes_a_page_answer_5xx(
     "query",
     ["codebook=a%00&version=1", "codebook=perf&version=1%00", "from=perf%00", "version=../x"],
 )
-def test_the_new_study_page_takes_no_name_that_breaks_the_rule(signed_in, query):
-    response = signed_in.get(f"/studies/new/?{query}")
+def test_the_new_study_page_takes_no_name_that_breaks_the_rule(lead_client, query):
+    response = lead_client.get(f"/studies/new/?{query}")
 
     assert response.status_code == 200
     assert "codebook" not in response.context["form"].initial

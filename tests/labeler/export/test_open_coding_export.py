@@ -27,7 +27,7 @@ def exported(study, fmt):
 
 
 @pytest.fixture
-def coded():
+def coded_export_study():
     """Two items coded by alice then bob; the board sorts "leak" under memory/leak, "cache,
     too big" is merged into "leak", and "lock; race" is under no category."""
     study = OpenStudyFactory(slug="pilot", overlap=2)
@@ -55,8 +55,8 @@ def coded():
     return study
 
 
-def test_json_and_jsonl_carry_each_annotators_codes_memo_and_categories(coded):
-    records = json.loads(exported(coded, "json"))["records"]
+def test_json_and_jsonl_carry_each_annotators_codes_memo_and_categories(coded_export_study):
+    records = json.loads(exported(coded_export_study, "json"))["records"]
     first, second = records
     assert list(first["annotators"]) == ["A1", "A2"]
     alice, bob = first["annotators"]["A1"], first["annotators"]["A2"]
@@ -70,7 +70,7 @@ def test_json_and_jsonl_carry_each_annotators_codes_memo_and_categories(coded):
     assert alice["note"] == "memo, with a comma"
     assert bob["codes"]["root-cause"] == [{"code": "cache, too big", "category": "memory/leak"}]
     assert second["annotators"]["A2"]["codes"]["symptom"] == [{"code": "hang", "category": None}]
-    lines = [json.loads(line) for line in exported(coded, "jsonl").splitlines()]
+    lines = [json.loads(line) for line in exported(coded_export_study, "jsonl").splitlines()]
     assert [line["annotators"] for line in lines] == [r["annotators"] for r in records]
 
 
@@ -88,8 +88,8 @@ def _csv_cells(found: dict, header: list[str]) -> dict[str, str]:
     return cells
 
 
-def test_csv_from_copy_has_the_codes_as_csv_writer_writes_the_records(coded):
-    text = exported(coded, "csv")
+def test_csv_from_copy_has_the_codes_as_csv_writer_writes_the_records(coded_export_study):
+    text = exported(coded_export_study, "csv")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     header = rows[0]
     first = header.index("A1.root-cause")
@@ -105,7 +105,7 @@ def test_csv_from_copy_has_the_codes_as_csv_writer_writes_the_records(coded):
         "A1.seconds",
         *(column.replace("A1", "A2") for column in header[first : first + 9]),
     ]
-    records = json.loads(exported(coded, "json"))["records"]
+    records = json.loads(exported(coded_export_study, "json"))["records"]
     for row, found in zip(rows[1:], records, strict=True):
         expected = _csv_cells(found, header)
         assert dict(zip(header[first:], row[first:], strict=True)) == expected
@@ -119,8 +119,10 @@ def test_csv_from_copy_has_the_codes_as_csv_writer_writes_the_records(coded):
     assert text == expected.getvalue()
 
 
-def test_the_datasheet_says_where_the_codes_are(coded):
-    export = Export(study=coded, fmt="json", options=ExportOptions(include_annotators=True))
+def test_the_datasheet_says_where_the_codes_are(coded_export_study):
+    export = Export(
+        study=coded_export_study, fmt="json", options=ExportOptions(include_annotators=True)
+    )
     sheet = json.loads("".join(export.pieces()))["datasheet"]
     assert "A1.<dimension>.codes" in sheet["composition"]["codes"]
     assert "Codes of an open-coding round" in datasheet_markdown(sheet)

@@ -7,27 +7,17 @@ from django.core.management import CommandError, call_command
 
 from labeler.common.label_csv import MAX_PROBLEMS
 from labeler.models import Annotation, Assignment, LabelImport, StudyMember
-from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
-from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def study():
-    study = LabellingStudyFactory(slug="s", overlap=2)
-    repository = RepositoryFactory(owner="pytorch", name="pytorch")
-    StudyItemFactory(study=study, report=BugReportFactory(repository=repository, number=1))
-    return study
-
-
 def import_error(path) -> str:
     with pytest.raises(CommandError) as error:
-        call_command("import_annotations", "s", str(path), stdout=StringIO())
+        call_command("import_annotations", "sheet", str(path), stdout=StringIO())
     return str(error.value)
 
 
-def test_a_duplicate_does_not_hide_the_other_problems(study, tmp_path):
+def test_a_duplicate_does_not_hide_the_other_problems(sheet_study, tmp_path):
     labels = tmp_path / "labels.csv"
     labels.write_text(
         "item,annotator,dimension,value\n"
@@ -57,22 +47,22 @@ def test_a_duplicate_does_not_hide_the_other_problems(study, tmp_path):
     assert not StudyMember.objects.exists()
 
 
-def test_the_count_covers_the_problems_past_the_cap(study, tmp_path):
+def test_the_count_covers_the_problems_past_the_cap(sheet_study, tmp_path):
     labels = tmp_path / "labels.csv"
     labels.write_text(
         "item,annotator,dimension,value\n"
-        + "".join(f"pytorch/pytorch#{n},al,root-cause,leak\n" for n in range(2, MAX_PROBLEMS + 12))
+        + "".join(f"pytorch/pytorch#{n},al,root-cause,leak\n" for n in range(3, MAX_PROBLEMS + 13))
     )
 
     lines = import_error(labels).splitlines()
 
     assert lines[0] == f"{MAX_PROBLEMS + 10} problems; nothing was imported:"
-    assert lines[1].startswith(f"{labels}:2: unknown item pytorch/pytorch#2 ")
+    assert lines[1].startswith(f"{labels}:2: unknown item pytorch/pytorch#3 ")
     assert lines[-1] == f"{labels}: … and 10 more problems"
     assert len(lines) == MAX_PROBLEMS + 2
 
 
-def test_final_labels_from_a_file(study, tmp_path):
+def test_final_labels_from_a_file(sheet_study, tmp_path):
     labels = tmp_path / "final.csv"
     labels.write_text(
         "item,annotator,dimension,value,note\n"
@@ -80,12 +70,12 @@ def test_final_labels_from_a_file(study, tmp_path):
     )
     out = StringIO()
 
-    call_command("import_annotations", "s", str(labels), "--final", stdout=out)
+    call_command("import_annotations", "sheet", str(labels), "--final", stdout=out)
 
     assert out.getvalue().strip() == (
         "imported final labels of 1 items (2 labels; 0 automatic or earlier ones replaced)"
     )
-    item = study.items.get()
+    item = sheet_study.items.get()
     assert item.adjudicated_at is not None
     assert {(f.dimension.key, f.method) for f in item.final_labels.all()} == {
         ("root-cause", "imported"),
@@ -93,7 +83,7 @@ def test_final_labels_from_a_file(study, tmp_path):
     }
 
 
-def test_final_labels_problems_are_reported_by_line(study, tmp_path):
+def test_final_labels_problems_are_reported_by_line(sheet_study, tmp_path):
     labels = tmp_path / "final.csv"
     labels.write_text(
         "item,annotator,dimension,value\n"
@@ -101,21 +91,25 @@ def test_final_labels_problems_are_reported_by_line(study, tmp_path):
         "pytorch/pytorch#9,carol,root-cause,threading\n"
     )
     with pytest.raises(CommandError) as error:
-        call_command("import_annotations", "s", str(labels), "--final", stdout=StringIO())
+        call_command("import_annotations", "sheet", str(labels), "--final", stdout=StringIO())
     assert str(error.value).splitlines() == [
         "2 problems; nothing was imported:",
         f"{labels}:2: pytorch/pytorch#1, root-cause: 'memory' has sub-categories; choose one "
         "of: memory/leak, memory/bloat",
-        f"{labels}:3: pytorch/pytorch#9 is not an item of study s; add it first",
+        f"{labels}:3: pytorch/pytorch#9 is not an item of study sheet; add it first",
     ]
     with pytest.raises(CommandError, match="no --create-missing-reports"):
-        call_command("import_annotations", "s", str(labels), "--final", "--create-missing-reports")
+        call_command(
+            "import_annotations", "sheet", str(labels), "--final", "--create-missing-reports"
+        )
 
 
 @pytest.mark.parametrize(
     "text", ["item,annotator,dimension,value\n", "item,annotator,dimension,value\n,,,\n"]
 )
-def test_a_file_with_a_header_and_no_rows_is_refused_and_nothing_written(study, tmp_path, text):
+def test_a_file_with_a_header_and_no_rows_is_refused_and_nothing_written(
+    sheet_study, tmp_path, text
+):
     labels = tmp_path / "labels.csv"
     labels.write_text(text)
 

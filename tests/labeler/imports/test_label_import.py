@@ -19,20 +19,11 @@ from labeler.models import (
 from labeler.studies.services import study_member_add
 from mining.models import BugReport, Repository
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
-from tests.mining.factories import BugReportFactory, RepositoryFactory
+from tests.mining.factories import BugReportFactory
 
 pytestmark = pytest.mark.django_db
 
 HEADER = "item,annotator,dimension,value,note\n"
-
-
-@pytest.fixture
-def study():
-    study = LabellingStudyFactory(slug="sheet", overlap=2)
-    repository = RepositoryFactory(owner="pytorch", name="pytorch")
-    StudyItemFactory(study=study, report=BugReportFactory(repository=repository, number=1))
-    BugReportFactory(repository=repository, number=2)
-    return study
 
 
 def run(study, text, **options):
@@ -59,10 +50,10 @@ def annotator_of(study, username):
     return user
 
 
-def test_import_creates_submissions_users_items_and_history(study):
-    annotator_of(study, "alice")
+def test_import_creates_submissions_users_items_and_history(sheet_study):
+    annotator_of(sheet_study, "alice")
     summary = run(
-        study,
+        sheet_study,
         HEADER
         + "pytorch/pytorch#1,alice,root-cause,memory/leak,looked at the fix\n"
         + "pytorch/pytorch#1,alice,impact,speed;memory-use,\n"
@@ -75,9 +66,9 @@ def test_import_creates_submissions_users_items_and_history(study):
         1,
         1,
     )
-    first = StudyItem.objects.get(study=study, report__number=1)
+    first = StudyItem.objects.get(study=sheet_study, report__number=1)
     assert (first.claimed, first.submitted) == (2, 2)
-    second = StudyItem.objects.get(study=study, report__number=2)
+    second = StudyItem.objects.get(study=sheet_study, report__number=2)
     assert (second.batch, second.position, second.submitted) == (2, first.position + 1, 1)
     alice = Assignment.objects.get(annotator__username="alice")
     assert (alice.status, alice.version, alice.note) == ("submitted", 1, "looked at the fix")
@@ -86,16 +77,16 @@ def test_import_creates_submissions_users_items_and_history(study):
         "impact": ["speed", "memory-use"],
     }
     assert AnnotationVersion.objects.count() == 3
-    bob = StudyMember.objects.get(study=study, user__username="bob")
+    bob = StudyMember.objects.get(study=sheet_study, user__username="bob")
     assert bob.role == "annotator"
     assert not bob.user.has_usable_password()
     # The imported items are done for alice: next gives her nothing from them.
-    assert assignment_next(study=study, user=alice.annotator).item.report.number == 2
+    assert assignment_next(study=sheet_study, user=alice.annotator).item.report.number == 2
 
 
-def test_unknown_category_suggests_the_closest_and_writes_nothing(study):
+def test_unknown_category_suggests_the_closest_and_writes_nothing(sheet_study):
     found = problems(
-        study,
+        sheet_study,
         HEADER
         + "pytorch/pytorch#1,alice,root-cause,memory/leek,\n"
         + "pytorch/pytorch#1,alice,impakt,speed,\n"
@@ -117,46 +108,46 @@ def test_unknown_category_suggests_the_closest_and_writes_nothing(study):
     assert nothing_written()
 
 
-def test_unknown_item_without_the_flag_and_with_it(study):
+def test_unknown_item_without_the_flag_and_with_it(sheet_study):
     text = (
         HEADER
         + "pytorch/pytorch#1,al,root-cause,threading,\n"
         + "keras-team/keras#9,al,root-cause,threading,\n"
     )
-    assert problems(study, text) == [
+    assert problems(sheet_study, text) == [
         "l.csv:3: unknown item keras-team/keras#9 (not imported; import its repository first, "
         "or pass --create-missing-reports to create a stub)"
     ]
     assert nothing_written()
 
-    summary = run(study, text, create_missing_reports=True)
+    summary = run(sheet_study, text, create_missing_reports=True)
 
     assert summary.reports_created == 1
     stub = BugReport.objects.get(repository__full_name="keras-team/keras", number=9)
     assert stub.is_stub
-    assert StudyItem.objects.filter(study=study, report=stub).exists()
+    assert StudyItem.objects.filter(study=sheet_study, report=stub).exists()
 
 
-def test_someone_who_already_labelled_the_item_is_refused(study):
-    alice = annotator_of(study, "alice")
-    assignment_next(study=study, user=alice)
-    found = problems(study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
+def test_someone_who_already_labelled_the_item_is_refused(sheet_study):
+    alice = annotator_of(sheet_study, "alice")
+    assignment_next(study=sheet_study, user=alice)
+    found = problems(sheet_study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
     assert found == ["l.csv:2: alice already has pytorch/pytorch#1 in study sheet"]
 
 
-def test_file_problems_come_through(study):
+def test_file_problems_come_through(sheet_study):
     found = problems(
-        study,
+        sheet_study,
         HEADER + "pytorch/pytorch#1,al,root-cause,leak,\npytorch/pytorch#1,al,root-cause,y,\n",
     )
     assert found == ["l.csv:3: al labels root-cause of pytorch/pytorch#1 again (first on line 2)"]
 
 
-def test_a_file_that_cannot_be_read_is_one_problem(study):
+def test_a_file_that_cannot_be_read_is_one_problem(sheet_study):
     data = (HEADER + "pytorch/pytorch#1,J\u00e9r\u00f4me,root-cause,leak,\n").encode("latin-1")
 
     with pytest.raises(AnnotationImportError) as error:
-        annotation_import(study=study, data=data, source="l.csv")
+        annotation_import(study=sheet_study, data=data, source="l.csv")
 
     assert error.value.problems == ["l.csv:2: not UTF-8 (byte 0xe9); save the file as UTF-8"]
     assert error.value.count == 1
@@ -172,7 +163,7 @@ def table_counts():
     return counts
 
 
-def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(study):
+def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(sheet_study):
     UserFactory(username="admin-person")
     before = table_counts()
     text = (
@@ -193,7 +184,7 @@ def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(study):
         + "pytorch/pytorch#1,admin-person,root-cause,threading,\n"  # 15: not in the study
     )
 
-    found = problems(study, text)
+    found = problems(sheet_study, text)
 
     assert found == [
         "l.csv:3: pytorch/pytorch#1, alice, impact: no category 'sped' in dimension 'impact'; "
@@ -219,11 +210,11 @@ def test_every_kind_of_problem_is_reported_in_one_go_in_line_order(study):
     assert nothing_written()
 
 
-def test_past_the_cap_problems_are_counted_not_listed(study):
+def test_past_the_cap_problems_are_counted_not_listed(sheet_study):
     rows = "".join(f"pytorch/pytorch#1,a{n},root-cause,leek,\n" for n in range(MAX_PROBLEMS + 5))
 
     with pytest.raises(AnnotationImportError) as error:
-        run(study, HEADER + "pytorch/pytorch#1,x,root-cause,leak,\n" + rows)
+        run(sheet_study, HEADER + "pytorch/pytorch#1,x,root-cause,leak,\n" + rows)
 
     listed = error.value.problems
     # Each annotator's unknown category, and #1 with more annotators than the overlap.
@@ -237,9 +228,9 @@ def test_past_the_cap_problems_are_counted_not_listed(study):
     assert listed[-1] == "l.csv: … and 6 more problems"
 
 
-def test_an_empty_value_is_no_label_and_for_a_required_dimension_a_problem_on_its_line(study):
+def test_an_empty_value_is_no_label_and_for_a_required_dimension_a_problem_on_its_line(sheet_study):
     found = problems(
-        study,
+        sheet_study,
         HEADER
         + "pytorch/pytorch#1,alice,root-cause,,\n"
         + "pytorch/pytorch#1,bob,root-cause,leak,\n"
@@ -247,17 +238,20 @@ def test_an_empty_value_is_no_label_and_for_a_required_dimension_a_problem_on_it
     )
     assert found == ["l.csv:2: pytorch/pytorch#1, alice, root-cause: this dimension is required"]
 
-    run(study, HEADER + "pytorch/pytorch#1,bob,root-cause,leak,\npytorch/pytorch#1,bob,impact,,\n")
+    run(
+        sheet_study,
+        HEADER + "pytorch/pytorch#1,bob,root-cause,leak,\npytorch/pytorch#1,bob,impact,,\n",
+    )
 
     assert dict(Annotation.objects.values_list("dimension__key", "values")) == {
         "root-cause": ["memory/leak"]
     }
 
 
-def test_an_existing_account_outside_the_study_is_not_credited(study):
+def test_an_existing_account_outside_the_study_is_not_credited(sheet_study):
     UserFactory(username="admin-person")
 
-    found = problems(study, HEADER + "pytorch/pytorch#1,admin-person,root-cause,threading,\n")
+    found = problems(sheet_study, HEADER + "pytorch/pytorch#1,admin-person,root-cause,threading,\n")
 
     assert found == [
         "l.csv:2: admin-person is an existing account but not an annotator of study sheet; "
@@ -267,10 +261,10 @@ def test_an_existing_account_outside_the_study_is_not_credited(study):
     assert not StudyMember.objects.filter(user__username="admin-person").exists()
 
 
-def test_adjudicated_items_are_refused(study):
-    StudyItem.objects.filter(study=study).update(adjudicated_at="2026-01-01T00:00:00Z")
+def test_adjudicated_items_are_refused(sheet_study):
+    StudyItem.objects.filter(study=sheet_study).update(adjudicated_at="2026-01-01T00:00:00Z")
 
-    found = problems(study, HEADER + "pytorch/pytorch#1,newbie,root-cause,threading,\n")
+    found = problems(sheet_study, HEADER + "pytorch/pytorch#1,newbie,root-cause,threading,\n")
 
     assert found == [
         "l.csv:2: pytorch/pytorch#1 is adjudicated in study sheet; its labels can no longer change"
@@ -278,9 +272,9 @@ def test_adjudicated_items_are_refused(study):
     assert nothing_written()
 
 
-def test_items_match_reports_whatever_the_case_of_the_repository(study):
+def test_items_match_reports_whatever_the_case_of_the_repository(sheet_study):
     summary = run(
-        study,
+        sheet_study,
         HEADER
         + "PyTorch/PyTorch#1,al,root-cause,threading,\n"
         + "PYTORCH/pytorch#7,al,root-cause,threading,\n",
@@ -289,31 +283,31 @@ def test_items_match_reports_whatever_the_case_of_the_repository(study):
 
     assert summary.reports_created == 1
     assert summary.items_added == 1
-    assert StudyItem.objects.filter(study=study, report__number=1).get().submitted == 1
+    assert StudyItem.objects.filter(study=sheet_study, report__number=1).get().submitted == 1
     stub = BugReport.objects.get(number=7)
     assert stub.repository.full_name == "pytorch/pytorch"
     assert BugReport.objects.values("repository").distinct().count() == 1
 
 
-def test_an_expired_hold_of_the_annotator_becomes_their_imported_submission(study):
-    alice = annotator_of(study, "alice")
-    held = assignment_next(study=study, user=alice)
+def test_an_expired_hold_of_the_annotator_becomes_their_imported_submission(sheet_study):
+    alice = annotator_of(sheet_study, "alice")
+    held = assignment_next(study=sheet_study, user=alice)
     Assignment.objects.filter(pk=held.pk).update(held_at="2000-01-01T00:00:00Z")
-    assignment_expire_stale(study=study)
+    assignment_expire_stale(study=sheet_study)
     assert Assignment.objects.get(pk=held.pk).status == "expired"
 
-    run(study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
+    run(sheet_study, HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n")
 
     (assignment,) = Assignment.objects.filter(annotator=alice)
     assert (assignment.pk, assignment.status, assignment.version) == (held.pk, "submitted", 1)
     assert AnnotationVersion.objects.filter(assignment=assignment).count() == 1
 
 
-def test_labels_credited_to_an_existing_annotator_record_the_import(study):
-    alice = annotator_of(study, "alice")
+def test_labels_credited_to_an_existing_annotator_record_the_import(sheet_study):
+    alice = annotator_of(sheet_study, "alice")
     data = (HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n").encode()
 
-    annotation_import(study=study, data=data, source="old.csv")
+    annotation_import(study=sheet_study, data=data, source="old.csv")
 
     version = AnnotationVersion.objects.get(annotator=alice)
     assert (version.imported.imported_by, version.imported.file_name) == (None, "old.csv")
@@ -321,19 +315,23 @@ def test_labels_credited_to_an_existing_annotator_record_the_import(study):
     assert version.imported.created_at == version.created_at
 
 
-def test_the_row_cap_counts_bad_rows_too_and_writes_nothing(study):
+def test_the_row_cap_counts_bad_rows_too_and_writes_nothing(sheet_study):
     text = HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\nbad,bob,root-cause,x,\n"
-    assert problems(study, text, max_rows=1) == [
+    assert problems(sheet_study, text, max_rows=1) == [
         "l.csv: 2 rows; an upload takes at most 1: split the file, or import it with the "
         "import_annotations command"
     ]
     assert nothing_written()
-    run(study, text.splitlines(keepends=True)[0] + text.splitlines(keepends=True)[1], max_rows=1)
+    run(
+        sheet_study,
+        text.splitlines(keepends=True)[0] + text.splitlines(keepends=True)[1],
+        max_rows=1,
+    )
     assert Assignment.objects.count() == 1
 
 
-def test_a_misspelt_dimension_is_one_problem_not_also_a_missing_one(study):
-    found = problems(study, HEADER + "pytorch/pytorch#1,alice,root-cuase,threading,\n")
+def test_a_misspelt_dimension_is_one_problem_not_also_a_missing_one(sheet_study):
+    found = problems(sheet_study, HEADER + "pytorch/pytorch#1,alice,root-cuase,threading,\n")
 
     assert found == [
         "l.csv:2: pytorch/pytorch#1, alice, root-cuase: the study does not label dimension "
@@ -341,9 +339,9 @@ def test_a_misspelt_dimension_is_one_problem_not_also_a_missing_one(study):
     ]
 
 
-def test_a_misspelt_item_is_one_problem_naming_the_item_it_stands_for(study):
+def test_a_misspelt_item_is_one_problem_naming_the_item_it_stands_for(sheet_study):
     found = problems(
-        study,
+        sheet_study,
         HEADER
         + "pytorch/pytorch#1,alice,root-cause,threading,\n"
         + "pytorch/pytorch#11,alice,impact,speed,\n"
@@ -357,11 +355,11 @@ def test_a_misspelt_item_is_one_problem_naming_the_item_it_stands_for(study):
     ]
 
 
-def test_a_misspelt_annotator_is_one_problem_naming_the_annotator_they_stand_for(study):
-    annotator_of(study, "alice")
-    annotator_of(study, "bob")
+def test_a_misspelt_annotator_is_one_problem_naming_the_annotator_they_stand_for(sheet_study):
+    annotator_of(sheet_study, "alice")
+    annotator_of(sheet_study, "bob")
     found = problems(
-        study,
+        sheet_study,
         HEADER
         + "pytorch/pytorch#1,alcie,root-cause,threading,\n"
         + "pytorch/pytorch#1,alice,impact,speed,\n"
@@ -376,9 +374,9 @@ def test_a_misspelt_annotator_is_one_problem_naming_the_annotator_they_stand_for
     ]
 
 
-def test_two_annotators_who_each_miss_a_dimension_are_no_typo(study):
+def test_two_annotators_who_each_miss_a_dimension_are_no_typo(sheet_study):
     found = problems(
-        study,
+        sheet_study,
         HEADER
         + "pytorch/pytorch#1,alice,impact,speed,\n"
         + "pytorch/pytorch#1,bob,impact,speed,\n",
@@ -388,10 +386,10 @@ def test_two_annotators_who_each_miss_a_dimension_are_no_typo(study):
     assert all("no row for required dimension 'root-cause'" in problem for problem in found)
 
 
-def test_the_web_page_names_its_own_way_to_create_missing_reports(study):
+def test_the_web_page_names_its_own_way_to_create_missing_reports(sheet_study):
     text = HEADER + "keras-team/keras#9,al,root-cause,threading,\n"
 
-    found = problems(study, text, create_missing_hint="tick the box below")
+    found = problems(sheet_study, text, create_missing_hint="tick the box below")
 
     assert found == [
         "l.csv:2: unknown item keras-team/keras#9 (not imported; import its repository first, "
@@ -421,7 +419,7 @@ def test_the_example_for_a_study_is_a_file_it_imports(key):
 
 
 def test_groups_with_the_same_values_each_get_their_categories_and_progress_is_told(
-    study, monkeypatch
+    sheet_study, monkeypatch
 ):
     monkeypatch.setattr("labeler.imports.label_import.CHECK_PROGRESS_EVERY", 2)
     told = []
@@ -431,7 +429,7 @@ def test_groups_with_the_same_values_each_get_their_categories_and_progress_is_t
         for annotator in ("ann", "ben")
         for dimension, value in (("root-cause", "memory/leak"), ("impact", "speed;memory-use"))
     ]
-    summary = run(study, HEADER + "\n".join(lines) + "\n", progress=told.append)
+    summary = run(sheet_study, HEADER + "\n".join(lines) + "\n", progress=told.append)
 
     assert summary.submissions == 4
     assert told[0] == 0 and told[-1] == 8 and told == sorted(told) and len(told) >= 4

@@ -17,7 +17,7 @@ HEADER = "item,annotator,dimension,value\n"
 
 
 @pytest.fixture
-def study():
+def three_item_sheet_study():
     study = LabellingStudyFactory(slug="sheet", overlap=2)
     repository = RepositoryFactory(owner="pytorch", name="pytorch")
     for number in (1, 2, 3):
@@ -42,9 +42,9 @@ def job_of(study, data: bytes, lead=None) -> LabelImportJob:
     )
 
 
-def test_a_job_imports_every_row_records_its_progress_and_the_file(study, lead):
+def test_a_job_imports_every_row_records_its_progress_and_the_file(three_item_sheet_study, lead):
     data = good_file()
-    job = job_of(study, data, lead)
+    job = job_of(three_item_sheet_study, data, lead)
     assert (job.state, job.rows, job.sha256) == ("queued", 6, hashlib.sha256(data).hexdigest())
 
     assert label_import_job_run(job_id=job.pk) == "done"
@@ -64,17 +64,17 @@ def test_a_job_imports_every_row_records_its_progress_and_the_file(study, lead):
     assert Assignment.objects.filter(status="submitted").count() == 6
 
 
-def test_a_job_run_twice_writes_its_labels_once(study):
-    job = job_of(study, good_file())
+def test_a_job_run_twice_writes_its_labels_once(three_item_sheet_study):
+    job = job_of(three_item_sheet_study, good_file())
     label_import_job_run(job_id=job.pk)
 
     assert label_import_job_run(job_id=job.pk) == "done"
     assert Assignment.objects.count() == 6 and LabelImport.objects.count() == 1
 
 
-def test_a_bad_row_fails_the_job_naming_it_and_writes_no_label(study):
+def test_a_bad_row_fails_the_job_naming_it_and_writes_no_label(three_item_sheet_study):
     data = good_file() + b"pytorch/pytorch#3,cy,root-cause,memory/lek\n"
-    job = job_of(study, data)
+    job = job_of(three_item_sheet_study, data)
 
     assert label_import_job_run(job_id=job.pk) == "failed"
 
@@ -87,8 +87,10 @@ def test_a_bad_row_fails_the_job_naming_it_and_writes_no_label(study):
     assert not LabelImport.objects.exists()
 
 
-def test_a_missing_report_is_named_with_the_box_to_tick(study):
-    job = job_of(study, (HEADER + "pytorch/pytorch#9,ann,root-cause,memory/leak\n").encode())
+def test_a_missing_report_is_named_with_the_box_to_tick(three_item_sheet_study):
+    job = job_of(
+        three_item_sheet_study, (HEADER + "pytorch/pytorch#9,ann,root-cause,memory/leak\n").encode()
+    )
 
     label_import_job_run(job_id=job.pk)
 
@@ -97,8 +99,10 @@ def test_a_missing_report_is_named_with_the_box_to_tick(study):
     assert "tick “Create placeholders for reports not imported yet”" in job.error
 
 
-def test_past_its_time_limit_the_task_fails_the_job_and_nothing_is_written(study, monkeypatch):
-    job = job_of(study, good_file())
+def test_past_its_time_limit_the_task_fails_the_job_and_nothing_is_written(
+    three_item_sheet_study, monkeypatch
+):
+    job = job_of(three_item_sheet_study, good_file())
 
     def slow(**options):
         options["progress"](3)
@@ -113,8 +117,8 @@ def test_past_its_time_limit_the_task_fails_the_job_and_nothing_is_written(study
     assert not Assignment.objects.exists()
 
 
-def test_a_finished_or_gone_job_is_left_as_it_is(study):
-    job = job_of(study, good_file())
+def test_a_finished_or_gone_job_is_left_as_it_is(three_item_sheet_study):
+    job = job_of(three_item_sheet_study, good_file())
     LabelImportJob.objects.filter(pk=job.pk).update(state="failed", error="earlier")
 
     assert label_import_job_run(job_id=job.pk) == "failed"

@@ -10,21 +10,11 @@ from labeler.imports import tasks
 from labeler.imports.label_import_jobs import label_import_job_create
 from labeler.models import AnnotationVersion, Assignment, LabelImportJob
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory
-from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
 from tests.mining.factories import BugReportFactory, RepositoryFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 ITEMS = 1500  # 3,000 rows: more than LABEL_IMPORT_BACKGROUND_ROWS
-
-
-@pytest.fixture
-def worker():
-    purge_queue()
-    # No GitHub in these tests: the worker's settings want an address all the same.
-    process = start_worker("http://127.0.0.1:9")
-    yield process
-    stop_worker(process)
 
 
 def enqueue(job_id: int) -> None:
@@ -49,7 +39,7 @@ def wait_until_finished(job: LabelImportJob, timeout: float) -> list[tuple[str, 
     raise AssertionError(f"timed out: {seen}")
 
 
-def test_a_large_upload_is_imported_by_the_worker(worker, lead):
+def test_a_large_upload_is_imported_by_the_worker(worker_without_github, lead):
     study = LabellingStudyFactory(slug="big", overlap=2)
     repository = RepositoryFactory(owner="octo", name="lab")
     for number in range(1, ITEMS + 1):

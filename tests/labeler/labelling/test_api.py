@@ -18,7 +18,7 @@ from labeler.labelling.api import (
 )
 from labeler.labelling.services import assignment_next, assignment_skip, assignment_submit
 from labeler.models import Annotation, AnnotationVersion, Assignment, StudyItem
-from mining.selectors import report_for_labelling
+from mining.serializers import report_reading
 from taxonomy.services import codebook_freeze
 from tests.labeler.calls import client_for, next_item
 from tests.labeler.conftest import GOOD_LABELS
@@ -28,6 +28,7 @@ from tests.labeler.factories import (
     StudyItemFactory,
     UserFactory,
 )
+from tests.labeler.ui_factories import report_with_fix
 from tests.mining.factories import BugReportFactory, CommentFactory
 
 pytestmark = pytest.mark.django_db
@@ -442,6 +443,8 @@ def test_next_item_json_is_what_the_serializer_says(closed):
     codebook_freeze(codebook=study.codebook)
     closed_at = dt.datetime(2022, 3, 1, 8, 30, 15, 123456, tzinfo=dt.UTC) if closed else None
     report = BugReportFactory(labels=["perf", "ünïcode"], closed_at=closed_at)
+    if closed:
+        report_with_fix(report)  # a commit and a pull request
     later, earlier = (
         CommentFactory(
             report=report, created_at=dt.datetime(2022, 2, day, 9, 0, 0, micro, tzinfo=dt.UTC)
@@ -455,7 +458,7 @@ def test_next_item_json_is_what_the_serializer_says(closed):
     codes = {"root-cause": ["cache never shrinks"]}
     written = json.loads(
         next_item_json(
-            assignment, report_for_labelling(report_id=assignment.item_report_id), scheme, codes
+            assignment, report_reading(report_id=assignment.item_report_id), scheme, codes
         )
     )
 

@@ -27,7 +27,7 @@ GOOD = {"root-cause": "memory/leak", "impact": ["speed"]}
 
 
 @pytest.fixture
-def study():
+def bare_study():
     study = LabellingStudyFactory(overlap=2)
     for position in range(3):
         StudyItemFactory(study=study, position=position)
@@ -38,48 +38,48 @@ def items(study):
     return list(study.items.order_by("position"))
 
 
-def test_next_hands_out_in_order_and_resumes_a_held_item(study):
+def test_next_hands_out_in_order_and_resumes_a_held_item(bare_study):
     alice = UserFactory()
-    first = assignment_next(study=study, user=alice)
-    assert first.item == items(study)[0]
+    first = assignment_next(study=bare_study, user=alice)
+    assert first.item == items(bare_study)[0]
     assert first.status == "held"
-    assert assignment_next(study=study, user=alice).pk == first.pk
+    assert assignment_next(study=bare_study, user=alice).pk == first.pk
     assert StudyItem.objects.get(pk=first.item_id).claimed == 1
 
 
-def test_each_item_gets_exactly_k_distinct_annotators(study):
+def test_each_item_gets_exactly_k_distinct_annotators(bare_study):
     people = [UserFactory() for _ in range(5)]
     handed = []
     for _ in range(3):
         for person in people:
-            assignment = assignment_next(study=study, user=person)
+            assignment = assignment_next(study=bare_study, user=person)
             if assignment is not None:
                 assignment_submit(assignment_id=assignment.pk, user=person, labels=GOOD)
                 handed.append((assignment.item_id, person.pk))
     assert len(handed) == len(set(handed)) == 6
-    for item in items(study):
+    for item in items(bare_study):
         assert (item.claimed, item.submitted) == (2, 2)
         assert item.assignments.values("annotator").distinct().count() == 2
-    assert all(assignment_next(study=study, user=person) is None for person in people)
+    assert all(assignment_next(study=bare_study, user=person) is None for person in people)
 
 
-def test_priority_order(study):
-    study.item_order = Study.ItemOrder.PRIORITY
-    study.save()
-    last = items(study)[2]
+def test_priority_order(bare_study):
+    bare_study.item_order = Study.ItemOrder.PRIORITY
+    bare_study.save()
+    last = items(bare_study)[2]
     StudyItem.objects.filter(pk=last.pk).update(priority=5)
-    assert assignment_next(study=study, user=UserFactory()).item_id == last.pk
+    assert assignment_next(study=bare_study, user=UserFactory()).item_id == last.pk
 
 
-def test_abandoned_hold_returns_to_the_pool(study):
-    study.overlap = 1
-    study.save()
-    StudyItem.objects.filter(study=study).update(needed=1)
+def test_abandoned_hold_returns_to_the_pool(bare_study):
+    bare_study.overlap = 1
+    bare_study.save()
+    StudyItem.objects.filter(study=bare_study).update(needed=1)
     alice, bob = UserFactory(), UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(hours=1))
 
-    taken = assignment_next(study=study, user=bob)
+    taken = assignment_next(study=bare_study, user=bob)
 
     assert taken.item_id == held.item_id
     assert Assignment.objects.get(pk=held.pk).status == "expired"
@@ -89,26 +89,26 @@ def test_abandoned_hold_returns_to_the_pool(study):
         assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
 
 
-def test_the_sweep_runs_only_when_a_hold_is_stale(study, monkeypatch):
+def test_the_sweep_runs_only_when_a_hold_is_stale(bare_study, monkeypatch):
     sweeps = []
     sweep = assignment_service.assignment_expire_stale
     monkeypatch.setattr(
         assignment_service, "assignment_expire_stale", lambda **kw: sweeps.append(sweep(**kw))
     )
     alice, bob = UserFactory(), UserFactory()
-    held = assignment_next(study=study, user=alice)
-    assignment_next(study=study, user=bob)
+    held = assignment_next(study=bare_study, user=alice)
+    assignment_next(study=bare_study, user=bob)
     assert sweeps == []
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(hours=1))
-    assignment_next(study=study, user=UserFactory())
+    assignment_next(study=bare_study, user=UserFactory())
     assert sweeps == [1]
 
 
-def test_expired_hold_can_still_be_submitted_while_the_item_has_room(study):
+def test_expired_hold_can_still_be_submitted_while_the_item_has_room(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(hours=1))
-    assert assignment_expire_stale(study=study) == 1
+    assert assignment_expire_stale(study=bare_study) == 1
     assert StudyItem.objects.get(pk=held.item_id).claimed == 0
 
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
@@ -117,18 +117,18 @@ def test_expired_hold_can_still_be_submitted_while_the_item_has_room(study):
     assert (item.claimed, item.submitted) == (1, 1)
 
 
-def test_an_expired_hold_is_handed_back_to_the_same_person(study):
+def test_an_expired_hold_is_handed_back_to_the_same_person(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(hours=1))
-    again = assignment_next(study=study, user=alice)
+    again = assignment_next(study=bare_study, user=alice)
     assert (again.pk, again.item_id, again.status) == (held.pk, held.item_id, "held")
     assert StudyItem.objects.get(pk=held.item_id).claimed == 1
 
 
-def test_submit_stores_labels_and_first_version(study):
+def test_submit_stores_labels_and_first_version(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_submit(
         assignment_id=held.pk, user=alice, labels=GOOD, note="clear", unsure=True, seconds=40
     )
@@ -145,9 +145,9 @@ def test_submit_stores_labels_and_first_version(study):
     )
 
 
-def test_revision_keeps_every_version_with_what_changed(study):
+def test_revision_keeps_every_version_with_what_changed(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, seconds=10)
     assignment_submit(
         assignment_id=held.pk,
@@ -170,9 +170,9 @@ def test_revision_keeps_every_version_with_what_changed(study):
     }
 
 
-def test_a_revision_that_leaves_out_note_and_unsure_keeps_them(study):
+def test_a_revision_that_leaves_out_note_and_unsure_keeps_them(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="why", unsure=True)
 
     assignment_submit(assignment_id=held.pk, user=alice, labels={"root-cause": "threading"})
@@ -184,9 +184,9 @@ def test_a_revision_that_leaves_out_note_and_unsure_keeps_them(study):
     assert set(second.changes) == {"root-cause", "impact"}
 
 
-def test_a_revision_may_still_clear_note_and_unsure(study):
+def test_a_revision_may_still_clear_note_and_unsure(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="why", unsure=True)
 
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="", unsure=False)
@@ -199,9 +199,9 @@ def test_a_revision_may_still_clear_note_and_unsure(study):
     }
 
 
-def test_a_first_submission_without_note_and_unsure_has_none(study):
+def test_a_first_submission_without_note_and_unsure_has_none(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
 
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
 
@@ -209,9 +209,9 @@ def test_a_first_submission_without_note_and_unsure_has_none(study):
     assert (saved.note, saved.unsure) == ("", False)
 
 
-def test_invalid_labels_store_nothing(study):
+def test_invalid_labels_store_nothing(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     with pytest.raises(ValidationError) as error:
         assignment_submit(assignment_id=held.pk, user=alice, labels={"root-cause": "memory"})
     assert "labels.root-cause" in error.value.message_dict
@@ -225,37 +225,37 @@ def test_invalid_labels_store_nothing(study):
     ("fields", "name"),
     [({"seconds": -1}, "seconds"), ({"unsure": "yes"}, "unsure"), ({"note": 5}, "note")],
 )
-def test_bad_submission_fields_are_named(study, fields, name):
+def test_bad_submission_fields_are_named(bare_study, fields, name):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     with pytest.raises(ValidationError) as error:
         assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, **fields)
     assert name in error.value.message_dict
 
 
-def test_someone_elses_assignment_is_refused(study):
-    held = assignment_next(study=study, user=UserFactory())
+def test_someone_elses_assignment_is_refused(bare_study):
+    held = assignment_next(study=bare_study, user=UserFactory())
     with pytest.raises(PermissionDenied):
         assignment_submit(assignment_id=held.pk, user=UserFactory(), labels=GOOD)
     with pytest.raises(PermissionDenied):
         assignment_skip(assignment_id=held.pk, user=UserFactory(), reason="cannot_judge")
 
 
-def test_no_revision_after_adjudication(study):
+def test_no_revision_after_adjudication(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
     StudyItem.objects.filter(pk=held.item_id).update(adjudicated_at=timezone.now())
     with pytest.raises(ValidationError, match="is final"):
         assignment_submit(assignment_id=held.pk, user=alice, labels={"root-cause": "threading"})
 
 
-def test_skip_frees_the_place_for_someone_else(study):
-    study.overlap = 1
-    study.save()
-    StudyItem.objects.filter(study=study).update(needed=1)
+def test_skip_frees_the_place_for_someone_else(bare_study):
+    bare_study.overlap = 1
+    bare_study.save()
+    StudyItem.objects.filter(study=bare_study).update(needed=1)
     alice, bob = UserFactory(), UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_skip(assignment_id=held.pk, user=alice, reason="not_a_bug", note="a question")
 
     skipped = Assignment.objects.get(pk=held.pk)
@@ -264,15 +264,15 @@ def test_skip_frees_the_place_for_someone_else(study):
         "not_a_bug",
         "a question",
     )
-    assert assignment_next(study=study, user=bob).item_id == held.item_id
-    assert assignment_next(study=study, user=alice).item_id != held.item_id
+    assert assignment_next(study=bare_study, user=bob).item_id == held.item_id
+    assert assignment_next(study=bare_study, user=alice).item_id != held.item_id
     with pytest.raises(ValidationError, match="skipped"):
         assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
 
 
-def test_skip_needs_a_known_reason_and_no_submission(study):
+def test_skip_needs_a_known_reason_and_no_submission(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     with pytest.raises(ValidationError) as error:
         assignment_skip(assignment_id=held.pk, user=alice, reason="bored")
     assert "reason" in error.value.message_dict
@@ -281,30 +281,30 @@ def test_skip_needs_a_known_reason_and_no_submission(study):
         assignment_skip(assignment_id=held.pk, user=alice, reason="cannot_judge")
 
 
-def test_previous_walks_back_through_submissions(study):
+def test_previous_walks_back_through_submissions(bare_study):
     alice = UserFactory()
     done = []
     for _ in range(3):
-        held = assignment_next(study=study, user=alice)
+        held = assignment_next(study=bare_study, user=alice)
         assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD)
         done.append(Assignment.objects.get(pk=held.pk))
-    assert assignment_previous(study=study, user=alice).pk == done[2].pk
-    assert assignment_previous(study=study, user=alice, before=done[2]).pk == done[1].pk
-    assert assignment_previous(study=study, user=alice, before=done[0]) is None
+    assert assignment_previous(study=bare_study, user=alice).pk == done[2].pk
+    assert assignment_previous(study=bare_study, user=alice, before=done[2]).pk == done[1].pk
+    assert assignment_previous(study=bare_study, user=alice, before=done[0]) is None
 
 
-def test_history_is_blind_until_adjudicated(study):
+def test_history_is_blind_until_adjudicated(bare_study):
     alice, bob, lead = UserFactory(), UserFactory(), UserFactory()
-    study.members.create(user=lead, role="lead")
-    study.members.create(user=alice, role="annotator")
+    bare_study.members.create(user=lead, role="lead")
+    bare_study.members.create(user=alice, role="annotator")
     # They disagree, so the item is complete but not final.
     for person, labels in ((alice, GOOD), (bob, {"root-cause": "threading"})):
-        held = assignment_next(study=study, user=person)
+        held = assignment_next(study=bare_study, user=person)
         assignment_submit(assignment_id=held.pk, user=person, labels=labels)
-    item = items(study)[0]
+    item = items(bare_study)[0]
 
     def seen_by(user):
-        access = study_access(user=user, study=study)
+        access = study_access(user=user, study=bare_study)
         return {v.annotator for v in item_history(item=item, user=user, access=access)}
 
     assert seen_by(alice) == {alice}
@@ -314,16 +314,16 @@ def test_history_is_blind_until_adjudicated(study):
     assert seen_by(alice) == {alice, bob}
 
 
-def test_progress_counts(study):
+def test_progress_counts(bare_study):
     alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
     for person in (alice, bob):
-        held = assignment_next(study=study, user=person)
+        held = assignment_next(study=bare_study, user=person)
         assignment_submit(assignment_id=held.pk, user=person, labels=GOOD, seconds=30)
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     assignment_skip(assignment_id=held.pk, user=alice, reason="cannot_judge")
-    assignment_next(study=study, user=alice)
+    assignment_next(study=bare_study, user=alice)
 
-    progress = study_progress(study=study)
+    progress = study_progress(study=bare_study)
     assert (progress.items, progress.annotations_needed, progress.submitted) == (3, 6, 2)
     assert (progress.complete_items, progress.held, progress.skipped) == (1, 1, 1)
     assert [
@@ -332,7 +332,9 @@ def test_progress_counts(study):
         ("alice", 1, 1, 1, 30),
         ("bob", 1, 0, 0, 30),
     ]
-    assert [p.username for p in study_progress(study=study, only_user=bob).per_annotator] == ["bob"]
+    assert [p.username for p in study_progress(study=bare_study, only_user=bob).per_annotator] == [
+        "bob"
+    ]
 
 
 def sequence(study, user, skip_every=0):
@@ -394,9 +396,9 @@ def test_an_annotators_own_order_depends_on_the_study_seed_and_the_annotator_onl
     assert len({seed(study_seed=s, user_id=u) for s in (11, 12) for u in (5, 6)}) == 4
 
 
-def test_a_submission_based_on_an_older_version_is_refused_with_the_current_one(study):
+def test_a_submission_based_on_an_older_version_is_refused_with_the_current_one(bare_study):
     alice = UserFactory()
-    held = assignment_next(study=study, user=alice)
+    held = assignment_next(study=bare_study, user=alice)
     # Two tabs on the same item: both opened it at version 0; the first saves.
     assignment_submit(assignment_id=held.pk, user=alice, labels=GOOD, note="tab one", version=0)
 

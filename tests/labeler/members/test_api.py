@@ -24,7 +24,7 @@ def superuser(make_user):
 
 
 @pytest.fixture
-def call(request, study):
+def member_call(request, study):
     def do(person, method, path, body=None):
         client = APIClient()
         if person != "anonymous":
@@ -44,12 +44,14 @@ def member_of(study, username, role):
 
 
 @expect(anonymous=401, outsider=404, annotator=200, lead=200, superuser=200)
-def test_members_list_with_progress_for_those_who_see_it(call, study, annotator, person, expected):
+def test_members_list_with_progress_for_those_who_see_it(
+    member_call, study, annotator, person, expected
+):
     held = assignment_next(study=study, user=annotator)
     assignment_submit(assignment_id=held.pk, user=annotator, labels=GOOD_LABELS)
     assignment_next(study=study, user=annotator)
 
-    response = call(person, "get", "/api/studies/{slug}/members/")
+    response = member_call(person, "get", "/api/studies/{slug}/members/")
 
     assert response.status_code == expected
     if expected == 200:
@@ -62,10 +64,10 @@ def test_members_list_with_progress_for_those_who_see_it(call, study, annotator,
 
 
 @expect(anonymous=401, outsider=404, annotator=403, lead=200, superuser=200)
-def test_member_role_change(call, study, person, expected):
+def test_member_role_change(member_call, study, person, expected):
     member = member_of(study, "res", "researcher")
 
-    response = call(
+    response = member_call(
         person, "patch", f"/api/studies/{{slug}}/members/{member.pk}/", {"role": "lead"}
     )
 
@@ -74,11 +76,15 @@ def test_member_role_change(call, study, person, expected):
     assert member.role == ("lead" if expected == 200 else "researcher")
 
 
-def test_member_role_change_refuses_the_last_lead_and_unknown_roles(call, study):
+def test_member_role_change_refuses_the_last_lead_and_unknown_roles(member_call, study):
     lead = member_of(study, "lead", "lead")
 
-    last = call("lead", "patch", f"/api/studies/{{slug}}/members/{lead.pk}/", {"role": "annotator"})
-    unknown = call("lead", "patch", f"/api/studies/{{slug}}/members/{lead.pk}/", {"role": "boss"})
+    last = member_call(
+        "lead", "patch", f"/api/studies/{{slug}}/members/{lead.pk}/", {"role": "annotator"}
+    )
+    unknown = member_call(
+        "lead", "patch", f"/api/studies/{{slug}}/members/{lead.pk}/", {"role": "boss"}
+    )
 
     assert last.status_code == 400 and "role" in last.json()["fields"]
     assert "at least one lead" in last.json()["fields"]["role"][0]
@@ -87,22 +93,22 @@ def test_member_role_change_refuses_the_last_lead_and_unknown_roles(call, study)
     assert lead.role == "lead"
 
 
-def test_member_of_another_study_is_not_found(call, study, make_user):
+def test_member_of_another_study_is_not_found(member_call, study, make_user):
     elsewhere = StudyMemberFactory(user=make_user(username="far"), role="annotator")
 
-    response = call("lead", "delete", f"/api/studies/{{slug}}/members/{elsewhere.pk}/")
+    response = member_call("lead", "delete", f"/api/studies/{{slug}}/members/{elsewhere.pk}/")
 
     assert response.status_code == 404
     assert StudyMember.objects.filter(pk=elsewhere.pk).exists()
 
 
 @expect(anonymous=401, outsider=404, annotator=403, lead=204, superuser=204)
-def test_member_remove_keeps_their_labels(call, study, annotator, person, expected):
+def test_member_remove_keeps_their_labels(member_call, study, annotator, person, expected):
     held = assignment_next(study=study, user=annotator)
     assignment_submit(assignment_id=held.pk, user=annotator, labels=GOOD_LABELS)
     member = member_of(study, "ann", "annotator")
 
-    response = call(person, "delete", f"/api/studies/{{slug}}/members/{member.pk}/")
+    response = member_call(person, "delete", f"/api/studies/{{slug}}/members/{member.pk}/")
 
     assert response.status_code == expected
     assert StudyMember.objects.filter(pk=member.pk).exists() == (expected != 204)
@@ -114,10 +120,10 @@ def test_member_remove_keeps_their_labels(call, study, annotator, person, expect
 
 
 @expect(anonymous=401, outsider=404, annotator=403, lead=201, superuser=201)
-def test_invitation_create_gives_the_link_once(call, study, person, expected, settings):
+def test_invitation_create_gives_the_link_once(member_call, study, person, expected, settings):
     settings.EMAIL_HOST = ""
 
-    response = call(
+    response = member_call(
         person,
         "post",
         "/api/studies/{slug}/invitations/",
@@ -131,7 +137,7 @@ def test_invitation_create_gives_the_link_once(call, study, person, expected, se
         token = body["link"].rsplit("/", 2)[-2]
         stored = StudyInvitation.objects.get(pk=body["id"])
         assert token not in stored.token_hash and len(stored.token_hash) == 64
-        listed = call(person, "get", "/api/studies/{slug}/invitations/").json()
+        listed = member_call(person, "get", "/api/studies/{slug}/invitations/").json()
         assert [row["id"] for row in listed] == [body["id"]]
         assert "link" not in listed[0]
         assert mail.outbox == []
@@ -140,13 +146,13 @@ def test_invitation_create_gives_the_link_once(call, study, person, expected, se
 
 
 def test_invitation_is_mailed_when_email_is_set_up(
-    call, settings, django_capture_on_commit_callbacks
+    member_call, settings, django_capture_on_commit_callbacks
 ):
     settings.EMAIL_HOST = "smtp.example.org"
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = call(
+        response = member_call(
             "lead", "post", "/api/studies/{slug}/invitations/", {"role": "lead", "email": "n@x.org"}
         )
 
@@ -156,9 +162,9 @@ def test_invitation_is_mailed_when_email_is_set_up(
     assert response.json()["link"] in mail.outbox[0].body
 
 
-def test_invitation_create_names_bad_fields(call):
-    response = call("lead", "post", "/api/studies/{slug}/invitations/", {"role": "chief"})
-    email = call(
+def test_invitation_create_names_bad_fields(member_call):
+    response = member_call("lead", "post", "/api/studies/{slug}/invitations/", {"role": "chief"})
+    email = member_call(
         "lead", "post", "/api/studies/{slug}/invitations/", {"role": "lead", "email": "no"}
     )
 
@@ -167,10 +173,10 @@ def test_invitation_create_names_bad_fields(call):
 
 
 @expect(anonymous=401, outsider=404, annotator=403, lead=200, superuser=200)
-def test_invitations_list(call, study, person, expected):
+def test_invitations_list(member_call, study, person, expected):
     study_invitation_create(study=study, role="annotator", link_for=str)
 
-    response = call(person, "get", "/api/studies/{slug}/invitations/")
+    response = member_call(person, "get", "/api/studies/{slug}/invitations/")
 
     assert response.status_code == expected
     if expected == 200:
@@ -178,10 +184,10 @@ def test_invitations_list(call, study, person, expected):
 
 
 @expect(anonymous=401, outsider=404, annotator=403, lead=204, superuser=204)
-def test_invitation_revoke(call, study, person, expected):
+def test_invitation_revoke(member_call, study, person, expected):
     invitation, _, _ = study_invitation_create(study=study, role="annotator", link_for=str)
 
-    response = call(person, "delete", f"/api/studies/{{slug}}/invitations/{invitation.pk}/")
+    response = member_call(person, "delete", f"/api/studies/{{slug}}/invitations/{invitation.pk}/")
 
     assert response.status_code == expected
     invitation.refresh_from_db()

@@ -11,7 +11,7 @@ from labeler.members.services import study_invitation_create
 from labeler.models import StudyInvitation, StudyMember
 from tests.labeler.conftest import GOOD_LABELS
 from tests.labeler.factories import labelling_codebook
-from tests.labeler.studies.test_views import frame_reports, setup_data  # noqa: F401
+from tests.labeler.studies.test_views import setup_data
 
 pytestmark = pytest.mark.django_db
 
@@ -155,7 +155,7 @@ def test_study_page_warns_of_too_few_annotators_until_there_are_enough(
     assert 'data-testid="overlap-warning"' not in client.get("/studies/perf/").content.decode()
 
 
-def test_set_up_warns_in_the_preview_and_after_create(client, researcher, frame_reports):  # noqa: F811
+def test_set_up_warns_in_the_preview_and_after_create(client, researcher, frame_reports):
     codebook = labelling_codebook()
     client.force_login(researcher)
     data = setup_data(codebook, overlap="3")
@@ -183,7 +183,7 @@ def test_home_lists_my_studies_with_my_roles_in_each(client, study, make_user):
     assert '<span class="badge">annotator</span>' in entry
 
 
-def test_the_api_preview_and_create_warn_of_too_few_annotators(api_as, lead, frame_reports):  # noqa: F811
+def test_the_api_preview_and_create_warn_of_too_few_annotators(api_as, lead, frame_reports):
     labelling_codebook(key="perf-codebook")
     client = api_as(lead)
     body = {"slug": "s", "name": "S", "codebook": "perf-codebook", "overlap": 2}

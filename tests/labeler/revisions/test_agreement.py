@@ -6,7 +6,7 @@ import pytest
 from labeler.agreement.ratings import annotator_names, study_agreement, study_ratings
 from labeler.common.scheme import study_scheme
 from labeler.labelling.services import assignment_submit
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = pytest.mark.django_db
@@ -20,21 +20,18 @@ def ratings(study):
 
 
 @pytest.fixture
-def second_annotator(make_user):
-    return make_user(username="ann2")
-
-
-@pytest.fixture
-def migrated(annotator, second_annotator, lead):
-    study = labelled_study(annotator=annotator, second=second_annotator, lead=lead)
-    study_codebook_migrate(study=study, codebook=revise_v2(study.codebook), user=lead)
+def migrated_to_v2(annotator, ann2, lead):
+    study = labelled_study(annotator=annotator, second=ann2, lead=lead)
+    study_revise(study=study, codebook=revise_v2(study.codebook), user=lead)
     study.refresh_from_db()
     return study
 
 
-def test_carried_labels_count_translated_and_flagged_ones_not_at_all(migrated):
-    first, second, third, fourth = migrated.items.order_by("position").values_list("pk", flat=True)
-    read = ratings(migrated)
+def test_carried_labels_count_translated_and_flagged_ones_not_at_all(migrated_to_v2):
+    first, second, third, fourth = migrated_to_v2.items.order_by("position").values_list(
+        "pk", flat=True
+    )
+    read = ratings(migrated_to_v2)
     assert read["root-cause"] == {
         first: {"ann": "memory/leak", "ann2": "memory/leak"},
         second: {"ann": "memory/overuse", "ann2": "memory/overuse"},
@@ -44,32 +41,30 @@ def test_carried_labels_count_translated_and_flagged_ones_not_at_all(migrated):
     }
     assert read["impact"][second] == {"ann": frozenset({"cost"}), "ann2": frozenset({"cost"})}
     # Every value read is a category of the new version: one scheme.
-    paths = {c.path for d in migrated.dimensions.all() for c in d.categories.all()}
+    paths = {c.path for d in migrated_to_v2.dimensions.all() for c in d.categories.all()}
     for by_item in read.values():
         for by_annotator in by_item.values():
             for value in by_annotator.values():
                 assert set(value if isinstance(value, frozenset) else [value]) <= paths | {"(none)"}
 
 
-def test_a_relabel_counts_unless_its_item_had_been_final(migrated, annotator, second_annotator):
-    _, _, third, fourth = migrated.items.order_by("position")
+def test_a_relabel_counts_unless_its_item_had_been_final(migrated_to_v2, annotator, ann2):
+    _, _, third, fourth = migrated_to_v2.items.order_by("position")
     # The fourth item was never final: ann2's re-label is independent and counts.
-    mine = fourth.assignments.get(annotator=second_annotator)
-    assignment_submit(
-        assignment_id=mine.pk, user=second_annotator, labels={"root-cause": "threading/race"}
-    )
+    mine = fourth.assignments.get(annotator=ann2)
+    assignment_submit(assignment_id=mine.pk, user=ann2, labels={"root-cause": "threading/race"})
     # The third was final before the migration: a re-label after it does not.
     theirs = third.assignments.get(annotator=annotator)
     assignment_submit(
         assignment_id=theirs.pk, user=annotator, labels={"root-cause": "threading/lock"}
     )
-    read = ratings(migrated)
+    read = ratings(migrated_to_v2)
     assert read["root-cause"][fourth.pk] == {"ann": "memory/leak", "ann2": "threading/race"}
     assert read["root-cause"][third.pk] == {}
 
 
-def test_the_agreement_report_counts_only_the_ratings_read(migrated):
-    report = study_agreement(study=migrated, dimension="root-cause", bootstrap=0)
+def test_the_agreement_report_counts_only_the_ratings_read(migrated_to_v2):
+    report = study_agreement(study=migrated_to_v2, dimension="root-cause", bootstrap=0)
     by_level = {entry["level"]: entry for entry in report["dimensions"]}
     # Items 1, 2 and 4 have a rating; 4 only one, so two items pair.
     assert by_level["path"]["items"] == 3

@@ -7,7 +7,6 @@ from labeler.labelling.services import assignment_next
 from labeler.models import Assignment, CodebookMigration, FinalLabel, Study
 from taxonomy.models import Category
 from tests.labeler.calls import client_for
-from tests.labeler.codebook_revisions import labelled_with_v2
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db
@@ -15,12 +14,7 @@ pytestmark = pytest.mark.django_db
 PATH = "/api/studies/perf/codebook-migration/{version}/"
 
 
-@pytest.fixture
-def labelled(annotator, make_user, lead):
-    return labelled_with_v2(annotator=annotator, second=make_user(username="ann2"), lead=lead)
-
-
-def test_a_lead_reads_the_plan_and_nothing_is_written(labelled, lead):
+def test_a_lead_reads_the_plan_and_nothing_is_written(labelled_with_v2, lead):
     response = client_for(lead).get(PATH.format(version="2.0"))
 
     assert response.status_code == 200
@@ -41,8 +35,8 @@ def test_a_lead_reads_the_plan_and_nothing_is_written(labelled, lead):
     assert Study.objects.get(slug="perf").codebook.version == "1.0"
 
 
-def test_a_lead_migrates_and_gets_the_record(labelled, lead):
-    finals_before = FinalLabel.objects.filter(item__study=labelled).count()
+def test_a_lead_migrates_and_gets_the_record(labelled_with_v2, lead):
+    finals_before = FinalLabel.objects.filter(item__study=labelled_with_v2).count()
 
     response = client_for(lead).post(PATH.format(version="2.0"))
 
@@ -59,7 +53,9 @@ def test_a_lead_migrates_and_gets_the_record(labelled, lead):
     assert Study.objects.get(slug="perf").codebook.version == "2.0"
     assert Assignment.objects.exclude(relabel={}).count() == body["counts"]["assignments_flagged"]
     reopened = body["counts"]["finals_reopened"]
-    assert FinalLabel.objects.filter(item__study=labelled).count() == finals_before - reopened
+    assert (
+        FinalLabel.objects.filter(item__study=labelled_with_v2).count() == finals_before - reopened
+    )
     # Once moved, the same version again is refused, saying why.
     again = client_for(lead).post(PATH.format(version="2.0"))
     assert again.status_code == 400
@@ -67,9 +63,9 @@ def test_a_lead_migrates_and_gets_the_record(labelled, lead):
 
 
 @pytest.mark.parametrize("method", ["get", "post"])
-def test_only_the_studys_leads(labelled, annotator, make_user, method):
+def test_only_the_studys_leads(labelled_with_v2, annotator, make_user, method):
     researcher = make_user(username="res")
-    StudyMemberFactory(study=labelled, user=researcher, role="researcher")
+    StudyMemberFactory(study=labelled_with_v2, user=researcher, role="researcher")
     outsider = make_user(username="out")
     for user, expected in ((annotator, 403), (researcher, 403), (outsider, 404)):
         response = getattr(client_for(user), method)(PATH.format(version="2.0"))
@@ -78,17 +74,19 @@ def test_only_the_studys_leads(labelled, annotator, make_user, method):
     assert CodebookMigration.objects.count() == 0
 
 
-def test_an_unknown_version_names_the_known_ones(labelled, lead):
+def test_an_unknown_version_names_the_known_ones(labelled_with_v2, lead):
     response = client_for(lead).get(PATH.format(version="9.9"))
     assert response.status_code == 404
     assert "codebook 'perf' has no version '9.9' (it has: 1.0, 2.0)" in str(response.json())
 
 
-def test_items_held_right_now_are_a_conflict_and_nothing_is_written(labelled, lead, make_user):
-    StudyItemFactory(study=labelled, position=10)
+def test_items_held_right_now_are_a_conflict_and_nothing_is_written(
+    labelled_with_v2, lead, make_user
+):
+    StudyItemFactory(study=labelled_with_v2, position=10)
     third = make_user(username="ann3")
-    StudyMemberFactory(study=labelled, user=third, role="annotator")
-    assignment_next(study=labelled, user=third)
+    StudyMemberFactory(study=labelled_with_v2, user=third, role="annotator")
+    assignment_next(study=labelled_with_v2, user=third)
 
     plan = client_for(lead).get(PATH.format(version="2.0")).json()
     response = client_for(lead).post(PATH.format(version="2.0"))
@@ -100,9 +98,9 @@ def test_items_held_right_now_are_a_conflict_and_nothing_is_written(labelled, le
     assert Study.objects.get(slug="perf").codebook.version == "1.0"
 
 
-def test_an_item_history_names_each_version_s_labels_as_they_were_written(labelled, lead):
+def test_an_item_history_names_each_version_s_labels_as_they_were_written(labelled_with_v2, lead):
     client_for(lead).post(PATH.format(version="2.0"))
-    bloated = labelled.items.order_by("position")[1]
+    bloated = labelled_with_v2.items.order_by("position")[1]
     v1 = Category.objects.get(
         dimension__codebook__key="perf", dimension__codebook__version="1.0", path="memory/bloat"
     )

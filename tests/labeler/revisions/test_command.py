@@ -6,16 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from labeler.models import CodebookMigration, Study
-from tests.labeler.codebook_revisions import labelled_study, revise_v2
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def labelled(annotator, make_user, lead):
-    study = labelled_study(annotator=annotator, second=make_user(username="ann2"), lead=lead)
-    revise_v2(study.codebook)
-    return study
 
 
 def run(*args):
@@ -24,7 +16,7 @@ def run(*args):
     return out.getvalue()
 
 
-def test_a_dry_run_prints_the_counts_and_writes_nothing(labelled):
+def test_a_dry_run_prints_the_counts_and_writes_nothing(labelled_with_v2):
     out = run("perf", "2.0", "--dry-run")
     assert "would move study perf from perf v1.0 to v2.0:" in out
     assert "  11 labels carried over\n" in out
@@ -35,7 +27,7 @@ def test_a_dry_run_prints_the_counts_and_writes_nothing(labelled):
     assert Study.objects.get(slug="perf").codebook.version == "1.0"
 
 
-def test_it_migrates_without_a_user(labelled):
+def test_it_migrates_without_a_user(labelled_with_v2):
     out = run("perf", "2.0")
     assert "moved study perf from perf v1.0 to v2.0:" in out
     record = CodebookMigration.objects.get()
@@ -52,7 +44,7 @@ def test_it_migrates_without_a_user(labelled):
         (("perf", "1.0"), "on perf v1.0 already"),
     ],
 )
-def test_bad_arguments_are_refused_saying_why(labelled, args, message):
+def test_bad_arguments_are_refused_saying_why(labelled_with_v2, args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
     assert CodebookMigration.objects.count() == 0

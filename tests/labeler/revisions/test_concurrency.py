@@ -12,24 +12,18 @@ from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import _FROZEN_SCHEMES, study_scheme
 from labeler.labelling import api as labelling_api
 from labeler.models import AnnotationVersion, Board, CodebookMigration, Study
-from labeler.revisions import services as migration_service
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions import services as revision_services
+from labeler.revisions.services import study_revise
 from taxonomy.models import Codebook
 from taxonomy.services import codebook_freeze
 from tests.labeler.board_factories import BoardFactory, OpenStudyFactory, open_study_with_items
 from tests.labeler.calls import client_for
-from tests.labeler.codebook_revisions import labelled_with_v2
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PATH = "/api/studies/perf/codebook-migration/2.0/"
 NEXT = "/api/studies/perf/next/"
-
-
-@pytest.fixture
-def labelled(annotator, make_user, lead):
-    return labelled_with_v2(annotator=annotator, second=make_user(username="ann2"), lead=lead)
 
 
 def lock_waiters() -> int:
@@ -87,11 +81,11 @@ def meet_at_lock(lock, *calls) -> list:
     return results
 
 
-def test_two_migrations_posted_at_once_one_migrates_the_other_is_told_why(labelled, lead):
+def test_two_migrations_posted_at_once_one_migrates_the_other_is_told_why(labelled_with_v2, lead):
     clients = [client_for(lead), client_for(lead)]
     # Both requests reach the study's lock while it is held, so they meet there for sure.
     responses = meet_at_lock(
-        rows_locked(Study.objects.filter(pk=labelled.pk)),
+        rows_locked(Study.objects.filter(pk=labelled_with_v2.pk)),
         *(lambda c=c: c.post(PATH) for c in clients),
     )
 
@@ -105,18 +99,20 @@ def test_two_migrations_posted_at_once_one_migrates_the_other_is_told_why(labell
     assert AnnotationVersion.objects.filter(migration=record).count() == (
         AnnotationVersion.objects.exclude(migration=None).count()
     )
-    assert Study.objects.get(pk=labelled.pk).codebook.version == "2.0"
+    assert Study.objects.get(pk=labelled_with_v2.pk).codebook.version == "2.0"
 
 
 def test_next_answers_a_re_label_item_with_the_new_versions_dimensions(
-    labelled, annotator, lead, monkeypatch
+    labelled_with_v2, annotator, lead, monkeypatch
 ):
     """`next` read the study, a migration committed, and then `next` handed out the item the
     migration flagged for re-labelling: its dimensions must be the new version's, though the
     process still holds the old version's scheme (as every other server process does: only
     the one that migrated forgets it)."""
-    codebook_freeze(codebook=labelled.codebook)
-    old_scheme = study_scheme(study=Study.objects.select_related("codebook").get(pk=labelled.pk))
+    codebook_freeze(codebook=labelled_with_v2.codebook)
+    old_scheme = study_scheme(
+        study=Study.objects.select_related("codebook").get(pk=labelled_with_v2.pk)
+    )
     study_read, migrated = threading.Event(), threading.Event()
 
     def study_read_then_wait(**kwargs):
@@ -128,10 +124,10 @@ def test_next_answers_a_re_label_item_with_the_new_versions_dimensions(
     monkeypatch.setattr(labelling_api, "study_get_for_user", study_read_then_wait)
     threads, responses = in_threads(lambda: client_for(annotator).post(NEXT))
     assert study_read.wait(timeout=60)
-    study_codebook_migrate(
-        study=labelled, codebook=Codebook.objects.get(key="perf", version="2.0"), user=lead
+    study_revise(
+        study=labelled_with_v2, codebook=Codebook.objects.get(key="perf", version="2.0"), user=lead
     )
-    _FROZEN_SCHEMES[labelled.pk] = old_scheme
+    _FROZEN_SCHEMES[labelled_with_v2.pk] = old_scheme
     migrated.set()
     threads[0].join(timeout=60)
 
@@ -170,33 +166,31 @@ def test_two_freezes_of_one_board_at_once_one_freezes_the_other_is_told_why(make
 
 
 def test_next_that_waited_for_a_migration_hands_out_a_new_item_in_the_new_version(
-    labelled, make_user, lead, monkeypatch
+    labelled_with_v2, make_user, lead, monkeypatch
 ):
     """`next` asked while a migration held the study's items: it waited for them, and the
     item it then handed out is labelled in the version the migration moved the study to."""
     newcomer = make_user(username="ann3")
-    StudyMemberFactory(study=labelled, user=newcomer, role="annotator")
-    StudyItemFactory(study=labelled, position=10)
-    codebook_freeze(codebook=labelled.codebook)
-    _FROZEN_SCHEMES[labelled.pk] = study_scheme(
-        study=Study.objects.select_related("codebook").get(pk=labelled.pk)
+    StudyMemberFactory(study=labelled_with_v2, user=newcomer, role="annotator")
+    StudyItemFactory(study=labelled_with_v2, position=10)
+    codebook_freeze(codebook=labelled_with_v2.codebook)
+    _FROZEN_SCHEMES[labelled_with_v2.pk] = study_scheme(
+        study=Study.objects.select_related("codebook").get(pk=labelled_with_v2.pk)
     )
     # As in every server process but the one that migrated: the old scheme stays loaded.
-    monkeypatch.setattr(migration_service, "scheme_forget", lambda **kwargs: None)
+    monkeypatch.setattr(revision_services, "scheme_forget", lambda **kwargs: None)
     locked, go = threading.Event(), threading.Event()
-    plan = migration_service.study_codebook_migration_plan
+    plan = revision_services.study_revision_plan
 
     def plan_once_the_items_are_locked(**kwargs):
         locked.set()
         assert go.wait(timeout=60)
         return plan(**kwargs)
 
-    monkeypatch.setattr(
-        migration_service, "study_codebook_migration_plan", plan_once_the_items_are_locked
-    )
+    monkeypatch.setattr(revision_services, "study_revision_plan", plan_once_the_items_are_locked)
     target = Codebook.objects.get(key="perf", version="2.0")
     migrating, _ = in_threads(
-        lambda: study_codebook_migrate(study=labelled, codebook=target, user=lead)
+        lambda: study_revise(study=labelled_with_v2, codebook=target, user=lead)
     )
     assert locked.wait(timeout=60)
     asking, responses = in_threads(lambda: client_for(newcomer).post(NEXT))
@@ -205,7 +199,7 @@ def test_next_that_waited_for_a_migration_hands_out_a_new_item_in_the_new_versio
     for thread in (*migrating, *asking):
         thread.join(timeout=60)
 
-    assert Study.objects.get(pk=labelled.pk).codebook_id == target.pk
+    assert Study.objects.get(pk=labelled_with_v2.pk).codebook_id == target.pk
     response = responses[0]
     assert response.status_code == 200, getattr(response, "content", response)
     root_cause = next(d for d in response.json()["dimensions"] if d["key"] == "root-cause")

@@ -18,7 +18,7 @@ from labeler.models import (
     FinalLabelEvent,
     StudyItem,
 )
-from labeler.revisions.services import study_codebook_migrate
+from labeler.revisions.services import study_revise
 from taxonomy.services import codebook_freeze
 from tests.labeler.codebook_revisions import labelled_study, revise_v2, revise_v3
 from tests.labeler.factories import StudyItemFactory, StudyMemberFactory, labelling_codebook
@@ -27,13 +27,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def second_annotator(make_user):
-    return make_user(username="ann2")
-
-
-@pytest.fixture
-def labelled(annotator, second_annotator, lead):
-    return labelled_study(annotator=annotator, second=second_annotator, lead=lead)
+def labelled_v1(annotator, ann2, lead):
+    return labelled_study(annotator=annotator, second=ann2, lead=lead)
 
 
 def items(study):
@@ -46,10 +41,10 @@ def current(item, user):
     )
 
 
-def test_a_dry_run_counts_and_writes_nothing(labelled, lead):
-    v2 = revise_v2(labelled.codebook)
+def test_a_dry_run_counts_and_writes_nothing(labelled_v1, lead):
+    v2 = revise_v2(labelled_v1.codebook)
     before = list(Annotation.objects.values_list("pk", "values"))
-    outcome = study_codebook_migrate(study=labelled, codebook=v2, user=lead, dry_run=True)
+    outcome = study_revise(study=labelled_v1, codebook=v2, user=lead, dry_run=True)
     assert outcome.record is None
     assert outcome.counts == {
         # Root cause on all 8 assignments, impact on the 6 that chose one; the three on
@@ -63,24 +58,24 @@ def test_a_dry_run_counts_and_writes_nothing(labelled, lead):
         "finals_reopened": 1,
         "items_reopened": 1,
     }
-    labelled.refresh_from_db()
-    assert labelled.codebook.version == "1.0"
+    labelled_v1.refresh_from_db()
+    assert labelled_v1.codebook.version == "1.0"
     assert not v2.frozen
     assert CodebookMigration.objects.count() == 0
     assert list(Annotation.objects.values_list("pk", "values")) == before
 
 
 def test_carried_labels_move_into_the_new_version_with_a_version_in_history(
-    labelled, annotator, lead
+    labelled_v1, annotator, lead
 ):
-    v2 = revise_v2(labelled.codebook)
-    outcome = study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    labelled.refresh_from_db()
-    assert labelled.codebook == v2
+    v2 = revise_v2(labelled_v1.codebook)
+    outcome = study_revise(study=labelled_v1, codebook=v2, user=lead)
+    labelled_v1.refresh_from_db()
+    assert labelled_v1.codebook == v2
     v2.refresh_from_db()
     assert v2.frozen
-    assert set(labelled.dimensions.all()) == set(v2.dimensions.all())
-    first, second, *_ = items(labelled)
+    assert set(labelled_v1.dimensions.all()) == set(v2.dimensions.all())
+    first, second, *_ = items(labelled_v1)
     assert current(first, annotator) == {"root-cause": ["memory/leak"], "impact": ["cost"]}
     assert current(second, annotator) == {"root-cause": ["memory/overuse"], "impact": ["cost"]}
     annotation = Annotation.objects.get(item=second, annotator=annotator, dimension__key="impact")
@@ -102,10 +97,10 @@ def test_carried_labels_move_into_the_new_version_with_a_version_in_history(
     assert outcome.record.counts == outcome.counts
 
 
-def test_labels_on_a_split_category_are_flagged_and_taken_off(labelled, annotator, lead):
-    v2 = revise_v2(labelled.codebook)
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    third = items(labelled)[2]
+def test_labels_on_a_split_category_are_flagged_and_taken_off(labelled_v1, annotator, lead):
+    v2 = revise_v2(labelled_v1.codebook)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    third = items(labelled_v1)[2]
     assert current(third, annotator) == {}
     assignment = Assignment.objects.get(item=third, annotator=annotator)
     assert assignment.relabel == {
@@ -118,14 +113,14 @@ def test_labels_on_a_split_category_are_flagged_and_taken_off(labelled, annotato
     version = assignment.versions.latest("number")
     assert version.labels == {}
     assert version.changes == {"root-cause": {"from": ["threading"], "to": [], "relabel": True}}
-    untouched = Assignment.objects.get(item=items(labelled)[0], annotator=annotator)
+    untouched = Assignment.objects.get(item=items(labelled_v1)[0], annotator=annotator)
     assert untouched.relabel == {}
 
 
-def test_final_labels_carry_over_or_reopen_for_adjudication(labelled, lead):
-    v2 = revise_v2(labelled.codebook)
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    first, _, third, fourth = items(labelled)
+def test_final_labels_carry_over_or_reopen_for_adjudication(labelled_v1, lead):
+    v2 = revise_v2(labelled_v1.codebook)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    first, _, third, fourth = items(labelled_v1)
     assert dict(first.final_labels.values_list("dimension__key", "values")) == {
         "root-cause": ["memory/leak"],
         "impact": ["cost"],
@@ -147,14 +142,14 @@ def test_final_labels_carry_over_or_reopen_for_adjudication(labelled, lead):
     assert reopened.rationale.startswith("codebook migration from v1.0 to v2.0 by lead: ")
     # Item 4's impact was never in question: it carries over.
     assert dict(fourth.final_labels.values_list("dimension__key", "values")) == {"impact": ["cost"]}
-    assert FinalLabel.objects.filter(dimension__codebook=labelled.codebook).count() == 0
+    assert FinalLabel.objects.filter(dimension__codebook=labelled_v1.codebook).count() == 0
 
 
-def test_after_the_migration_submissions_take_the_new_version(labelled, annotator, lead):
-    v2 = revise_v2(labelled.codebook)
-    StudyItemFactory(study=labelled, position=10)
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    held = assignment_next(study=labelled, user=annotator)
+def test_after_the_migration_submissions_take_the_new_version(labelled_v1, annotator, lead):
+    v2 = revise_v2(labelled_v1.codebook)
+    StudyItemFactory(study=labelled_v1, position=10)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    held = assignment_next(study=labelled_v1, user=annotator)
     with pytest.raises(ValidationError, match="no category 'memory/bloat'"):
         assignment_submit(
             assignment_id=held.pk, user=annotator, labels={"root-cause": "memory/bloat"}
@@ -166,16 +161,16 @@ def test_after_the_migration_submissions_take_the_new_version(labelled, annotato
 
 
 def test_a_scheme_another_process_loaded_before_the_migration_is_not_used_after(
-    labelled, annotator, lead
+    labelled_v1, annotator, lead
 ):
-    codebook_freeze(codebook=labelled.codebook)  # as a study's service does
-    old = study_scheme(study=labelled)
+    codebook_freeze(codebook=labelled_v1.codebook)  # as a study's service does
+    old = study_scheme(study=labelled_v1)
     assert old.key is not None
-    v2 = revise_v2(labelled.codebook)
-    StudyItemFactory(study=labelled, position=10)
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    labels._FROZEN_SCHEMES[labelled.pk] = old  # as another process still holds it
-    held = assignment_next(study=labelled, user=annotator)
+    v2 = revise_v2(labelled_v1.codebook)
+    StudyItemFactory(study=labelled_v1, position=10)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    labels._FROZEN_SCHEMES[labelled_v1.pk] = old  # as another process still holds it
+    held = assignment_next(study=labelled_v1, user=annotator)
     submitted = assignment_submit(
         assignment_id=held.pk, user=annotator, labels={"root-cause": "threading/lock"}
     )
@@ -184,13 +179,13 @@ def test_a_scheme_another_process_loaded_before_the_migration_is_not_used_after(
 
 
 def test_a_submission_checked_against_the_old_version_is_refused_after_the_migration(
-    labelled, annotator, lead
+    labelled_v1, annotator, lead
 ):
     """As a submission that read the study before a migration committed would be."""
-    codebook_freeze(codebook=labelled.codebook)
-    old = study_scheme(study=labelled)
-    first = Assignment.objects.get(item=items(labelled)[3], annotator=annotator)
-    study_codebook_migrate(study=labelled, codebook=revise_v2(labelled.codebook), user=lead)
+    codebook_freeze(codebook=labelled_v1.codebook)
+    old = study_scheme(study=labelled_v1)
+    first = Assignment.objects.get(item=items(labelled_v1)[3], annotator=annotator)
+    study_revise(study=labelled_v1, codebook=revise_v2(labelled_v1.codebook), user=lead)
     with pytest.raises(ValidationError, match=r"the study moved to version 2\.0 of its codebook"):
         assignment_submit(
             assignment_id=first.pk,
@@ -198,62 +193,62 @@ def test_a_submission_checked_against_the_old_version_is_refused_after_the_migra
             labels={"root-cause": "memory/bloat"},
             scheme=old,
         )
-    assert current(items(labelled)[3], annotator) == {
+    assert current(items(labelled_v1)[3], annotator) == {
         "root-cause": ["memory/leak"],
         "impact": ["cost"],
     }
     assert first.versions.count() == 2
 
 
-def test_a_study_two_revisions_behind_moves_along_both_mappings(labelled, annotator, lead):
-    v3 = revise_v3(revise_v2(labelled.codebook))
-    outcome = study_codebook_migrate(study=labelled, codebook=v3, user=lead)
-    assert current(items(labelled)[0], annotator) == {
+def test_a_study_two_revisions_behind_moves_along_both_mappings(labelled_v1, annotator, lead):
+    v3 = revise_v3(revise_v2(labelled_v1.codebook))
+    outcome = study_revise(study=labelled_v1, codebook=v3, user=lead)
+    assert current(items(labelled_v1)[0], annotator) == {
         "root-cause": ["memory/retention"],
         "impact": ["cost"],
     }
     assert outcome.record.reason == "codebook migration from v1.0 to v3.0 by lead"
 
 
-def test_a_second_migration_leaves_labels_still_to_relabel_flagged(labelled, annotator, lead):
-    v2 = revise_v2(labelled.codebook)
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    study_codebook_migrate(study=labelled, codebook=revise_v3(v2), user=lead)
-    assignment = Assignment.objects.get(item=items(labelled)[2], annotator=annotator)
+def test_a_second_migration_leaves_labels_still_to_relabel_flagged(labelled_v1, annotator, lead):
+    v2 = revise_v2(labelled_v1.codebook)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=revise_v3(v2), user=lead)
+    assignment = Assignment.objects.get(item=items(labelled_v1)[2], annotator=annotator)
     assert set(assignment.relabel) == {"root-cause"}
     assert assignment.versions.latest("number").changes == {
         "root-cause": {"from": [], "to": [], "relabel": True}
     }
 
 
-def test_the_same_version_is_refused(labelled, lead):
+def test_the_same_version_is_refused(labelled_v1, lead):
     with pytest.raises(ValidationError, match=r"on perf v1\.0 already"):
-        study_codebook_migrate(study=labelled, codebook=labelled.codebook, user=lead)
+        study_revise(study=labelled_v1, codebook=labelled_v1.codebook, user=lead)
 
 
-def test_a_version_that_does_not_derive_from_the_study_s_is_refused(labelled, lead):
+def test_a_version_that_does_not_derive_from_the_study_s_is_refused(labelled_v1, lead):
     other = labelling_codebook(key="other")
     with pytest.raises(ValidationError, match="does not derive from the study's version"):
-        study_codebook_migrate(study=labelled, codebook=revise_v2(other), user=lead)
-    v2 = revise_v2(labelled.codebook)
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
-    labelled.refresh_from_db()
+        study_revise(study=labelled_v1, codebook=revise_v2(other), user=lead)
+    v2 = revise_v2(labelled_v1.codebook)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
+    labelled_v1.refresh_from_db()
     with pytest.raises(ValidationError, match="does not derive"):
-        study_codebook_migrate(
-            study=labelled, codebook=type(v2).objects.get(key="perf", version="1.0"), user=lead
+        study_revise(
+            study=labelled_v1, codebook=type(v2).objects.get(key="perf", version="1.0"), user=lead
         )
 
 
-def test_items_held_right_now_hold_the_migration_back(labelled, lead, make_user):
-    StudyItemFactory(study=labelled, position=10)
+def test_items_held_right_now_hold_the_migration_back(labelled_v1, lead, make_user):
+    StudyItemFactory(study=labelled_v1, position=10)
     third = make_user(username="ann3")
-    StudyMemberFactory(study=labelled, user=third, role="annotator")
-    held = assignment_next(study=labelled, user=third)
-    v2 = revise_v2(labelled.codebook)
+    StudyMemberFactory(study=labelled_v1, user=third, role="annotator")
+    held = assignment_next(study=labelled_v1, user=third)
+    v2 = revise_v2(labelled_v1.codebook)
     with pytest.raises(ValidationError, match="1 item\\(s\\) of study 'perf' are held"):
-        study_codebook_migrate(study=labelled, codebook=v2, user=lead)
+        study_revise(study=labelled_v1, codebook=v2, user=lead)
     assert CodebookMigration.objects.count() == 0
     # An expired hold does not count.
     Assignment.objects.filter(pk=held.pk).update(held_at=timezone.now() - dt.timedelta(days=1))
-    study_codebook_migrate(study=labelled, codebook=v2, user=lead)
+    study_revise(study=labelled_v1, codebook=v2, user=lead)
     assert CodebookMigration.objects.count() == 1

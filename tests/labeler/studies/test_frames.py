@@ -26,7 +26,7 @@ def numbers(frame: FrameQuery) -> list[int]:
 
 
 @pytest.fixture
-def reports():
+def flagged_reports():
     """Reports flagged at import by their repository's rules, and what those rules matched."""
     repo = RepositoryFactory(owner="pytorch", name="pytorch")
 
@@ -55,7 +55,7 @@ def reports():
 
 
 @pytest.mark.django_db
-def test_without_keywords_the_stored_flags_decide_as_before(reports):
+def test_without_keywords_the_stored_flags_decide_as_before(flagged_reports):
     assert numbers(FrameQuery(candidates=Candidates.PERFORMANCE)) == [1, 2]
     assert numbers(FrameQuery(candidates=Candidates.ACCURACY)) == [4, 5]
     assert numbers(FrameQuery(candidates=Candidates.ANY)) == [1, 2, 4, 5]
@@ -63,7 +63,7 @@ def test_without_keywords_the_stored_flags_decide_as_before(reports):
 
 
 @pytest.mark.django_db
-def test_study_keywords_replace_repository_keywords_but_label_rules_still_count(reports):
+def test_study_keywords_replace_repository_keywords_but_label_rules_still_count(flagged_reports):
     frame = FrameQuery(candidates=Candidates.PERFORMANCE, keywords=("memory leak",))
 
     # 1 matched only the repository's keyword "slow"; 2 a label rule; 3 and 5 the study keyword
@@ -72,7 +72,7 @@ def test_study_keywords_replace_repository_keywords_but_label_rules_still_count(
 
 
 @pytest.mark.django_db
-def test_the_kind_picks_which_label_rules_count(reports):
+def test_the_kind_picks_which_label_rules_count(flagged_reports):
     keywords = ("memory leak",)
 
     assert numbers(FrameQuery(candidates=Candidates.ACCURACY, keywords=keywords)) == [3, 4, 5]
@@ -80,12 +80,12 @@ def test_the_kind_picks_which_label_rules_count(reports):
 
 
 @pytest.mark.django_db
-def test_keywords_without_a_kind_keep_the_reports_mentioning_them(reports):
+def test_keywords_without_a_kind_keep_the_reports_mentioning_them(flagged_reports):
     assert numbers(FrameQuery(keywords=("memory leak", "SLOW"))) == [1, 3, 5]
 
 
 @pytest.mark.django_db
-def test_keywords_match_within_the_other_filters(reports):
+def test_keywords_match_within_the_other_filters(flagged_reports):
     frame = FrameQuery(
         repositories=("pytorch/pytorch",),
         state=StateFilter.OPEN,
@@ -175,7 +175,7 @@ def test_no_stratify_is_no_strata():
 
 
 @pytest.mark.django_db
-def test_every_allowed_stratum_is_a_value_of_the_report(reports):
+def test_every_allowed_stratum_is_a_value_of_the_report(flagged_reports):
     report = BugReport.objects.get(number=7)
     report.milestone = "v2.1"
     report.created_at = dt.datetime(2020, 12, 31, 23, 30, tzinfo=dt.UTC)
@@ -204,7 +204,7 @@ def test_every_allowed_stratum_is_a_value_of_the_report(reports):
 
 @pytest.mark.django_db
 @override_settings(TIME_ZONE="Pacific/Kiritimati")
-def test_the_creation_year_is_taken_in_utc_whatever_the_server_zone(reports):
+def test_the_creation_year_is_taken_in_utc_whatever_the_server_zone(flagged_reports):
     # 2020-12-31 23:30 UTC is already 2021 in Kiritimati (UTC+14).
     BugReport.objects.filter(number=1).update(
         created_at=dt.datetime(2020, 12, 31, 23, 30, tzinfo=dt.UTC)

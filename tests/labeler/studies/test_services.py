@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def reports():
+def sixty_reports():
     torch = RepositoryFactory(owner="pytorch", name="pytorch")
     tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
     made = []
@@ -58,7 +58,7 @@ def create(**overrides):
     return study_create(**fields)
 
 
-def test_frame_filters_combine(reports):
+def test_frame_filters_combine(sixty_reports):
     frame = FrameQuery(
         repositories=("pytorch/pytorch",),
         candidates=Candidates.PERFORMANCE,
@@ -69,7 +69,7 @@ def test_frame_filters_combine(reports):
     plan = study_sample_preview(frame=frame, sample=SampleSpec())
     expected = [
         r
-        for r in reports
+        for r in sixty_reports
         if r.repository.full_name == "pytorch/pytorch"
         and r.is_performance_candidate
         and r.state == "closed"
@@ -79,18 +79,18 @@ def test_frame_filters_combine(reports):
     assert plan.frame_size == len(expected) == 5
 
 
-def test_frame_any_candidate_and_labels(reports):
+def test_frame_any_candidate_and_labels(sixty_reports):
     any_kind = study_sample_preview(
         frame=FrameQuery(candidates=Candidates.ANY), sample=SampleSpec()
     )
     assert any_kind.frame_size == sum(
-        r.is_performance_candidate or r.is_accuracy_candidate for r in reports
+        r.is_performance_candidate or r.is_accuracy_candidate for r in sixty_reports
     )
     labelled = study_sample_preview(frame=FrameQuery(labels=("perf", "x")), sample=SampleSpec())
     assert labelled.frame_size == 10
 
 
-def test_frame_leaves_out_stubs_and_refuses_unknown_repositories(reports):
+def test_frame_leaves_out_stubs_and_refuses_unknown_repositories(sixty_reports):
     assert study_sample_preview(frame=FrameQuery(), sample=SampleSpec()).frame_size == 60
     with pytest.raises(ValidationError) as error:
         study_sample_preview(frame=FrameQuery(repositories=("no/such",)), sample=SampleSpec())
@@ -108,7 +108,7 @@ def test_frame_from_dict_names_bad_fields():
     assert FrameQuery.from_dict(frame.to_dict()) == frame
 
 
-def test_create_pins_codebook_draws_stratified_sample_and_makes_creator_lead(reports):
+def test_create_pins_codebook_draws_stratified_sample_and_makes_creator_lead(sixty_reports):
     creator = UserFactory()
     sample = SampleSpec(
         mode=SampleMode.CONFIDENCE, confidence=0.95, margin=0.1, stratify="repository"
@@ -133,7 +133,7 @@ def test_create_pins_codebook_draws_stratified_sample_and_makes_creator_lead(rep
     assert study.sampling["stratify"] == "repository"
 
 
-def test_same_seed_same_items_in_same_order(reports):
+def test_same_seed_same_items_in_same_order(sixty_reports):
     sample = SampleSpec(mode=SampleMode.SIZE, size=10)
     first, _ = create(slug="a", sample=sample, seed=5)
     again, _ = create(slug="b", sample=sample, seed=5)
@@ -146,7 +146,7 @@ def test_same_seed_same_items_in_same_order(reports):
     assert order(first) != order(other)
 
 
-def test_create_refuses_unknown_dimension_and_duplicate_slug(reports):
+def test_create_refuses_unknown_dimension_and_duplicate_slug(sixty_reports):
     with pytest.raises(ValidationError) as error:
         create(dimension_keys=["root-cause", "severity"])
     assert "severity" in error.value.message_dict["dimensions"][0]
@@ -158,7 +158,7 @@ def test_create_refuses_unknown_dimension_and_duplicate_slug(reports):
 
 
 @pytest.mark.parametrize("name", ["mood", "author_login", "number", "title", "fix_hours"])
-def test_create_refuses_stratifying_by_a_field_outside_the_allow_list(reports, name):
+def test_create_refuses_stratifying_by_a_field_outside_the_allow_list(sixty_reports, name):
     with pytest.raises(ValidationError) as error:
         create(sample=SampleSpec(stratify=name))
     assert (
@@ -168,8 +168,8 @@ def test_create_refuses_stratifying_by_a_field_outside_the_allow_list(reports, n
     assert not Study.objects.exists()
 
 
-def test_stratify_by_the_year_opened_draws_the_same_items_for_the_same_seed(reports):
-    for report in reports[:20]:
+def test_stratify_by_the_year_opened_draws_the_same_items_for_the_same_seed(sixty_reports):
+    for report in sixty_reports[:20]:
         report.created_at = report.created_at.replace(year=2019)
         report.save()
     spec = SampleSpec(mode=SampleMode.SIZE, size=15, stratify="created_year")
@@ -188,7 +188,7 @@ def test_stratify_by_the_year_opened_draws_the_same_items_for_the_same_seed(repo
     assert sorted(study.items.values_list("report_id", flat=True)) == drawn
 
 
-def test_stratify_by_another_report_field(reports):
+def test_stratify_by_another_report_field(sixty_reports):
     _, batch = create(sample=SampleSpec(mode=SampleMode.SIZE, size=12, stratify="state"))
     assert batch.strata == [
         {"key": "closed", "population": 40, "sample": 8},
@@ -196,7 +196,7 @@ def test_stratify_by_another_report_field(reports):
     ]
 
 
-def test_second_batch_leaves_first_alone(reports):
+def test_second_batch_leaves_first_alone(sixty_reports):
     study, _ = create(sample=SampleSpec(mode=SampleMode.SIZE, size=20))
     before = list(study.items.values_list("pk", "report_id", "position", "batch"))
 
@@ -215,7 +215,7 @@ def test_second_batch_leaves_first_alone(reports):
     assert StudyBatch.objects.filter(study=study).count() == 2
 
 
-def test_members_add_and_remove(reports):
+def test_members_add_and_remove(sixty_reports):
     study, _ = create()
     user = UserFactory()
     study_member_add(study=study, user=user, role="annotator")
@@ -227,7 +227,7 @@ def test_members_add_and_remove(reports):
     assert not study_member_remove(study=study, user=user, role="annotator")
 
 
-def test_the_last_lead_stays(reports):
+def test_the_last_lead_stays(sixty_reports):
     founder = UserFactory()
     study, _ = create(created_by=founder)
     with pytest.raises(ValidationError) as error:
@@ -249,7 +249,7 @@ def test_the_last_lead_stays(reports):
     ]
 
 
-def test_members_add_by_name_all_or_nothing(reports):
+def test_members_add_by_name_all_or_nothing(sixty_reports):
     study, _ = create()
     UserFactory(username="alice")
     with pytest.raises(ValidationError) as error:
@@ -264,7 +264,7 @@ def test_members_add_by_name_all_or_nothing(reports):
     assert not members[1].user.has_usable_password()
 
 
-def test_a_study_over_an_empty_frame_is_refused_and_nothing_is_written(reports):
+def test_a_study_over_an_empty_frame_is_refused_and_nothing_is_written(sixty_reports):
     frame = FrameQuery(repositories=("pytorch/pytorch",), created_from=dt.date(2030, 1, 1))
     codebook = labelling_codebook()
 
@@ -281,7 +281,7 @@ def test_a_study_over_an_empty_frame_is_refused_and_nothing_is_written(reports):
     assert not codebook.frozen
 
 
-def test_a_batch_with_no_report_left_is_refused_and_nothing_is_written(reports):
+def test_a_batch_with_no_report_left_is_refused_and_nothing_is_written(sixty_reports):
     study, _ = create(frame=FrameQuery(state=StateFilter.OPEN))
 
     with pytest.raises(ValidationError) as error:
@@ -298,7 +298,7 @@ def test_a_batch_with_no_report_left_is_refused_and_nothing_is_written(reports):
 @pytest.mark.parametrize(
     ("minutes", "accepted"), [(1, True), (1440, True), (0, False), (-30, False), (1441, False)]
 )
-def test_hold_timeout_must_lie_between_a_minute_and_a_day(reports, minutes, accepted):
+def test_hold_timeout_must_lie_between_a_minute_and_a_day(sixty_reports, minutes, accepted):
     hold = dt.timedelta(minutes=minutes)
     if accepted:
         study, _ = create(hold_timeout=hold)
@@ -312,7 +312,7 @@ def test_hold_timeout_must_lie_between_a_minute_and_a_day(reports, minutes, acce
     assert not Study.objects.exists()
 
 
-def test_members_add_names_unknown_users_under_usernames(reports):
+def test_members_add_names_unknown_users_under_usernames(sixty_reports):
     study, _ = create()
 
     with pytest.raises(ValidationError) as error:
@@ -322,13 +322,13 @@ def test_members_add_names_unknown_users_under_usernames(reports):
 
 
 def test_drawn_reports_get_their_fix_commits_patches_once_the_draw_commits(
-    reports, monkeypatch, django_capture_on_commit_callbacks
+    sixty_reports, monkeypatch, django_capture_on_commit_callbacks
 ):
     from mining import tasks as mining_tasks
     from mining.models import Commit
     from tests.mining.factories import CommitFactory, FixLinkFactory
 
-    for report in reports[:30]:
+    for report in sixty_reports[:30]:
         commit = CommitFactory(repository=report.repository, files=[], files_fetched=False)
         FixLinkFactory(report=report, commit=commit)
     fetched = []
@@ -347,7 +347,7 @@ def test_drawn_reports_get_their_fix_commits_patches_once_the_draw_commits(
 
 
 def test_an_open_study_from_scratch_pins_a_codebook_of_the_named_dimensions_and_has_a_board(
-    reports,
+    sixty_reports,
 ):
     creator = UserFactory()
     study, batch = create(
@@ -370,7 +370,7 @@ def test_an_open_study_from_scratch_pins_a_codebook_of_the_named_dimensions_and_
     assert (board.kind, board.frozen_into, board.created_by) == ("open", None, creator)
 
 
-def test_an_open_study_may_pin_a_codebook_and_a_closed_one_has_no_board(reports):
+def test_an_open_study_may_pin_a_codebook_and_a_closed_one_has_no_board(sixty_reports):
     opened, _ = create(slug="open", kind="open", dimension_keys=["root-cause"])
     closed, _ = create(slug="closed")
     assert opened.codes_shared is False
@@ -400,7 +400,7 @@ def test_an_open_study_may_pin_a_codebook_and_a_closed_one_has_no_board(reports)
         ({"kind": "opened"}, "kind", "not one of closed, open"),
     ],
 )
-def test_kind_and_codebook_must_go_together(reports, fields, field, words):
+def test_kind_and_codebook_must_go_together(sixty_reports, fields, field, words):
     with pytest.raises(ValidationError) as error:
         create(**fields)
     assert words in error.value.message_dict[field][0]
@@ -408,7 +408,7 @@ def test_kind_and_codebook_must_go_together(reports, fields, field, words):
     assert not Codebook.objects.filter(version="open").exists()
 
 
-def test_a_failed_open_study_from_scratch_leaves_no_codebook(reports):
+def test_a_failed_open_study_from_scratch_leaves_no_codebook(sixty_reports):
     frame = FrameQuery(repositories=("pytorch/pytorch",), created_from=dt.date(2030, 1, 1))
     with pytest.raises(ValidationError):
         create(kind="open", codebook=None, dimension_names=["symptom"], frame=frame)

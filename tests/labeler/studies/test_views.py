@@ -111,19 +111,6 @@ def test_researcher_sees_progress_per_annotator_by_pseudonym(
 # -- setting a study up
 
 
-@pytest.fixture
-def frame_reports():
-    torch = RepositoryFactory(owner="pytorch", name="pytorch")
-    tf = RepositoryFactory(owner="tensorflow", name="tensorflow")
-    for number in range(1, 301):
-        BugReportFactory(
-            repository=torch if number <= 200 else tf,
-            number=number,
-            state="closed" if number % 3 else "open",
-        )
-    return torch, tf
-
-
 def setup_data(codebook, **overrides):
     data = {
         "name": "Performance bugs",

@@ -1,7 +1,8 @@
-"""The board's tests share one coded open study."""
+"""The board's tests share one coded open study, and the people who call its pages and API."""
 
 import pytest
 
+from labeler.common.roles import Role
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 
 
@@ -26,3 +27,16 @@ def coded(make_user):
     code_uses(board, annotator=ann2, item=items[2], names=["inefficient loop"])
     code_uses(board, annotator=ann2, item=items[3], names=["inefficient loop", "lock contention"])
     return {"board": board, "study": study, "items": items, "ann": ann, "ann2": ann2, "lead": lead}
+
+
+@pytest.fixture
+def board_people(make_user):
+    """Someone for each kind of caller; other_annotator is ann3."""
+    return {
+        "annotator": make_user(Role.ANNOTATOR, username="ann"),
+        "other_annotator": make_user(Role.ANNOTATOR, username="ann3"),
+        "lead": make_user(Role.LEAD, username="lead"),
+        "researcher": make_user(Role.RESEARCHER, username="res"),
+        "outsider": make_user(Role.ANNOTATOR, username="outsider"),
+        "staff": make_user(Role.ADMIN, username="admin"),
+    }

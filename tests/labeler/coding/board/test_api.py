@@ -6,7 +6,6 @@ from rest_framework.test import APIClient
 
 from labeler.coding.board.boards import board_revision_start
 from labeler.coding.board.themes import theme_create
-from labeler.common.roles import Role
 from labeler.models import Code, CodeUse, StudyMember, Theme
 from tests.labeler.board_factories import code_uses, items_of, open_study_with_items
 from tests.labeler.factories import LabellingStudyFactory, StudyMemberFactory
@@ -17,33 +16,23 @@ ROLES = ["annotator", "other_annotator", "lead", "researcher", "outsider", "anon
 
 
 @pytest.fixture
-def people(make_user):
-    return {
-        "annotator": make_user(Role.ANNOTATOR, username="ann"),
-        "other_annotator": make_user(Role.ANNOTATOR, username="ann3"),
-        "lead": make_user(Role.LEAD, username="lead"),
-        "researcher": make_user(Role.RESEARCHER, username="res"),
-        "outsider": make_user(Role.ANNOTATOR, username="outsider"),
-        "staff": make_user(Role.ADMIN, username="admin"),
-    }
-
-
-@pytest.fixture
-def open_board(people):
+def api_board(board_people):
     """ann coded two reports, ann3 one; two themes on root cause."""
     study, board = open_study_with_items(
         members=[
-            (people["annotator"], "annotator"),
-            (people["other_annotator"], "annotator"),
-            (people["lead"], "lead"),
-            (people["researcher"], "researcher"),
+            (board_people["annotator"], "annotator"),
+            (board_people["other_annotator"], "annotator"),
+            (board_people["lead"], "lead"),
+            (board_people["researcher"], "researcher"),
         ]
     )
     items = items_of(study)
-    code_uses(board, annotator=people["annotator"], item=items[0], names=["slow loop", "leak"])
-    code_uses(board, annotator=people["annotator"], item=items[1], names=["slow loop"])
-    code_uses(board, annotator=people["other_annotator"], item=items[2], names=["Leak!"])
-    lead = people["lead"]
+    code_uses(
+        board, annotator=board_people["annotator"], item=items[0], names=["slow loop", "leak"]
+    )
+    code_uses(board, annotator=board_people["annotator"], item=items[1], names=["slow loop"])
+    code_uses(board, annotator=board_people["other_annotator"], item=items[2], names=["Leak!"])
+    lead = board_people["lead"]
     first = theme_create(board=board, dimension_key="root-cause", name="Loops", user=lead)
     second = theme_create(board=board, dimension_key="root-cause", name="Memory", user=lead)
     theme_create(board=board, dimension_key="symptom", name="Stalls", user=lead)
@@ -58,23 +47,25 @@ def client_as(people, role):
 
 
 @pytest.fixture
-def call(people, open_board):
-    board = open_board["board"]
+def board_call(board_people, api_board):
+    board = api_board["board"]
     loop = Code.objects.get(board=board, name="slow loop")
     ids = {
-        "slug": open_board["study"].slug,
+        "slug": api_board["study"].slug,
         "code": loop.pk,
         "other": Code.objects.get(board=board, name="leak").pk,
         "use": CodeUse.objects.filter(code=loop).order_by("pk").first().pk,
-        "theme": open_board["themes"][0].pk,
-        "second": open_board["themes"][1].pk,
+        "theme": api_board["themes"][0].pk,
+        "second": api_board["themes"][1].pk,
     }
 
     def do(role, method, path, body=None):
         path = "/api/studies/{slug}/" + path
         body = {k: (v.format(**ids) if isinstance(v, str) else v) for k, v in (body or {}).items()}
         body = {k: _ids(v, ids) for k, v in body.items()}
-        return getattr(client_as(people, role), method)(path.format(**ids), body, format="json")
+        return getattr(client_as(board_people, role), method)(
+            path.format(**ids), body, format="json"
+        )
 
     do.ids = ids
     return do
@@ -129,9 +120,9 @@ ENDPOINTS = [
     ("method", "path", "body", "ok"), ENDPOINTS, ids=[f"{m} {p}" for m, p, _, _ in ENDPOINTS]
 )
 @pytest.mark.parametrize("role", ROLES)
-def test_every_board_endpoint_for_every_role(call, method, path, body, ok, role):
+def test_every_board_endpoint_for_every_role(board_call, method, path, body, ok, role):
     expected = ROLE_STATUS[role] or ok
-    response = call(role, method, path, body)
+    response = board_call(role, method, path, body)
     assert response.status_code == expected, response.json()
     if expected >= 400:
         assert set(response.json()) == {"message", "fields"}
@@ -140,13 +131,15 @@ def test_every_board_endpoint_for_every_role(call, method, path, body, ok, role)
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_starting_a_revision_board_for_every_role(people, role):
+def test_starting_a_revision_board_for_every_role(board_people, role):
     expected = ROLE_STATUS[role] or 201
     study = LabellingStudyFactory(slug="closed")
     for role_name in ("annotator", "other_annotator", "lead", "researcher"):
         member_role = {"other_annotator": "annotator"}.get(role_name, role_name)
-        StudyMemberFactory(study=study, user=people[role_name], role=member_role)
-    response = client_as(people, role).post("/api/studies/closed/board/revision/", format="json")
+        StudyMemberFactory(study=study, user=board_people[role_name], role=member_role)
+    response = client_as(board_people, role).post(
+        "/api/studies/closed/board/revision/", format="json"
+    )
     assert response.status_code == expected
     if expected == 201:
         body = response.json()
@@ -155,22 +148,22 @@ def test_starting_a_revision_board_for_every_role(people, role):
         assert len(body["codes"]) == 6
 
 
-def test_a_lead_who_labels_sees_the_board_only_when_the_round_shares_codes(people, open_board):
-    study = open_board["study"]
-    StudyMemberFactory(study=study, user=people["lead"], role="annotator")
-    client = client_as(people, "lead")
+def test_a_lead_who_labels_sees_the_board_only_when_the_round_shares_codes(board_people, api_board):
+    study = api_board["study"]
+    StudyMemberFactory(study=study, user=board_people["lead"], role="annotator")
+    client = client_as(board_people, "lead")
     assert client.get("/api/studies/open/board/").status_code == 403
     study.codes_shared = True
     study.save()
     assert client.get("/api/studies/open/board/").status_code == 200
-    StudyMember.objects.filter(user=people["lead"], role="annotator").delete()
+    StudyMember.objects.filter(user=board_people["lead"], role="annotator").delete()
     study.kind = "closed"
     study.save()
     assert client.get("/api/studies/open/board/").status_code == 200
 
 
-def test_the_board_answers_its_state_and_real_names_on_asking(call):
-    body = call("lead", "get", "board/").json()
+def test_the_board_answers_its_state_and_real_names_on_asking(board_call):
+    body = board_call("lead", "get", "board/").json()
     assert set(body) == {
         "study",
         "board",
@@ -186,46 +179,50 @@ def test_the_board_answers_its_state_and_real_names_on_asking(call):
     assert body["board"]["kind"] == "open"
     assert [c["name"] for c in body["codes"]] == ["leak", "Leak!", "slow loop"]
     assert {c["name"]: c["annotators"] for c in body["codes"]}["slow loop"] == ["A1"]
-    real = call("lead", "get", "board/?names=real").json()
+    real = board_call("lead", "get", "board/?names=real").json()
     assert {c["name"]: c["annotators"] for c in real["codes"]}["slow loop"] == ["ann"]
-    response = call("lead", "get", "board/?name=real")
+    response = board_call("lead", "get", "board/?name=real")
     assert response.status_code == 400
     assert "did you mean 'names'" in response.json()["fields"]["name"][0]
 
 
-def test_a_change_answers_the_new_state_and_its_errors_name_the_field(call):
-    response = call("lead", "post", "board/codes/{code}/rename/", {"name": "leak"})
+def test_a_change_answers_the_new_state_and_its_errors_name_the_field(board_call):
+    response = board_call("lead", "post", "board/codes/{code}/rename/", {"name": "leak"})
     assert response.status_code == 400
     assert response.json()["fields"]["name"] == [
         "another code is called “leak”: merge the two instead"
     ]
-    response = call("lead", "post", "board/codes/merge/", {"codes": ["{other}"], "into": "{code}"})
+    response = board_call(
+        "lead", "post", "board/codes/merge/", {"codes": ["{other}"], "into": "{code}"}
+    )
     codes = {c["name"]: c for c in response.json()["codes"]}
     assert codes["slow loop"]["merged"] == ["leak"]
     assert response.json()["history"][0]["action"] == "merge"
-    response = call("lead", "post", "board/themes/", {"dimension": "root-cause", "name": "Locks"})
+    response = board_call(
+        "lead", "post", "board/themes/", {"dimension": "root-cause", "name": "Locks"}
+    )
     assert response.status_code == 201
     created = response.json()["created"]
     assert {t["id"]: t["key"] for t in response.json()["themes"]}[created] == "locks"
-    response = call("lead", "post", "board/codes/merge/", {"codes": [], "into": "{code}"})
+    response = board_call("lead", "post", "board/codes/merge/", {"codes": [], "into": "{code}"})
     assert response.status_code == 400
     assert "codes" in response.json()["fields"]
-    response = call("lead", "post", "board/codes/group/", {"codes": ["{code}"], "them": 1})
+    response = board_call("lead", "post", "board/codes/group/", {"codes": ["{code}"], "them": 1})
     assert "did you mean 'theme'" in response.json()["fields"]["them"][0]
 
 
-def test_unknown_ids_answer_404_or_name_the_field(call):
-    assert call("lead", "get", "board/codes/99999999/").status_code == 404
-    assert call("lead", "get", "board/codes/abc/").status_code == 404
-    assert call("lead", "get", f"board/codes/{'9' * 30}/").status_code == 404
-    response = call("lead", "post", "board/codes/99999999/rename/", {"name": "x"})
+def test_unknown_ids_answer_404_or_name_the_field(board_call):
+    assert board_call("lead", "get", "board/codes/99999999/").status_code == 404
+    assert board_call("lead", "get", "board/codes/abc/").status_code == 404
+    assert board_call("lead", "get", f"board/codes/{'9' * 30}/").status_code == 404
+    response = board_call("lead", "post", "board/codes/99999999/rename/", {"name": "x"})
     assert response.json()["fields"]["code"] == ["no code 99999999 on this board"]
-    response = call("lead", "delete", "board/themes/99999999/")
+    response = board_call("lead", "delete", "board/themes/99999999/")
     assert response.json()["fields"]["theme"] == ["no category 99999999 on this board"]
 
 
-def test_a_frozen_board_answers_409_to_every_change(call):
-    response = call(
+def test_a_frozen_board_answers_409_to_every_change(board_call):
+    response = board_call(
         "lead",
         "post",
         "board/freeze/",
@@ -237,46 +234,48 @@ def test_a_frozen_board_answers_409_to_every_change(call):
     assert frozen["frozen_by"] == "lead"
     for method, path, body, _ in ENDPOINTS:
         if method == "get":
-            assert call("lead", method, path, body).status_code == 200
+            assert board_call("lead", method, path, body).status_code == 200
         else:
-            response = call("lead", method, path, body)
+            response = board_call("lead", method, path, body)
             assert response.status_code == 409, path
             assert "can no longer change" in response.json()["message"]
 
 
-def test_the_freeze_lists_what_blocks_it(call):
-    response = call(
+def test_the_freeze_lists_what_blocks_it(board_call):
+    response = board_call(
         "lead", "post", "board/freeze/", {"key": "open-perf", "version": "1", "name": "P"}
     )
     assert response.status_code == 400
     assert response.json()["fields"]["ungrouped"][0].startswith("3 codes are under no category")
 
 
-def test_undo_with_nothing_left_answers_409(call, open_board):
-    open_board["board"].events.all().delete()
-    response = call("lead", "post", "board/undo/")
+def test_undo_with_nothing_left_answers_409(board_call, api_board):
+    api_board["board"].events.all().delete()
+    response = board_call("lead", "post", "board/undo/")
     assert response.status_code == 409
     assert response.json()["message"] == "nothing left to undo on this board"
 
 
-def test_a_cards_uses_and_a_split_by_item(call, open_board):
-    body = call("lead", "get", "board/codes/{code}/").json()
+def test_a_cards_uses_and_a_split_by_item(board_call, api_board):
+    body = board_call("lead", "get", "board/codes/{code}/").json()
     assert [(u["report"], u["annotator"], u["written_as"]) for u in body["uses"]] == [
         ("octo/torch#1", "A1", "slow loop"),
         ("octo/torch#2", "A1", "slow loop"),
     ]
-    item = open_board["items"][1].pk
-    response = call("lead", "post", "board/codes/{code}/split/", {"name": "busy", "items": [item]})
+    item = api_board["items"][1].pk
+    response = board_call(
+        "lead", "post", "board/codes/{code}/split/", {"name": "busy", "items": [item]}
+    )
     assert response.status_code == 201
     made = Code.objects.get(pk=response.json()["created"])
     assert list(made.uses.values_list("item", flat=True)) == [item]
 
 
-def test_history_and_carry_over_are_paged(call):
-    body = call("lead", "get", "board/history/").json()
+def test_history_and_carry_over_are_paged(board_call):
+    body = board_call("lead", "get", "board/history/").json()
     assert body["count"] == 3
     assert body["results"][0]["description"] == "created category “Stalls” (stalls) in Symptom"
-    body = call("lead", "get", "board/carry-over/").json()
+    body = board_call("lead", "get", "board/carry-over/").json()
     assert body["count"] == 3
     first = body["results"][0]
     assert (first["report"], first["dimension"], first["categories"], first["unsorted"]) == (
@@ -287,10 +286,10 @@ def test_history_and_carry_over_are_paged(call):
     )
 
 
-def test_a_closed_study_without_a_board(people):
+def test_a_closed_study_without_a_board(board_people):
     study = LabellingStudyFactory(slug="closed")
-    StudyMemberFactory(study=study, user=people["lead"], role="lead")
-    client = client_as(people, "lead")
+    StudyMemberFactory(study=study, user=board_people["lead"], role="lead")
+    client = client_as(board_people, "lead")
     body = client.get("/api/studies/closed/board/").json()
     assert body["board"] is None
     assert body["study"]["codebook"]["key"] == study.codebook.key
@@ -309,17 +308,17 @@ REVISION_QUERIES = BOARD_QUERIES - 2 + 2
 
 
 def test_the_main_read_takes_a_fixed_number_of_queries(
-    people, open_board, django_assert_num_queries
+    board_people, api_board, django_assert_num_queries
 ):
-    board, lead = open_board["board"], people["lead"]
-    client = client_as(people, "lead")
+    board, lead = api_board["board"], board_people["lead"]
+    client = client_as(board_people, "lead")
     with django_assert_num_queries(BOARD_QUERIES):
         client.get("/api/studies/open/board/")
-    items = items_of(open_board["study"])
+    items = items_of(api_board["study"])
     for index, item in enumerate(items):
         code_uses(
             board,
-            annotator=people["other_annotator"],
+            annotator=board_people["other_annotator"],
             item=item,
             names=[f"code {index} {n}" for n in range(10)],
         )
@@ -331,10 +330,10 @@ def test_the_main_read_takes_a_fixed_number_of_queries(
     assert len(response.json()["codes"]) == 43
 
 
-def test_the_main_read_of_a_revision_board_too(people, django_assert_num_queries):
+def test_the_main_read_of_a_revision_board_too(board_people, django_assert_num_queries):
     study = LabellingStudyFactory(slug="closed")
-    StudyMemberFactory(study=study, user=people["lead"], role="lead")
-    board_revision_start(study=study, user=people["lead"])
+    StudyMemberFactory(study=study, user=board_people["lead"], role="lead")
+    board_revision_start(study=study, user=board_people["lead"])
     with django_assert_num_queries(REVISION_QUERIES):
-        response = client_as(people, "lead").get("/api/studies/closed/board/")
+        response = client_as(board_people, "lead").get("/api/studies/closed/board/")
     assert len(response.json()["codes"]) == 6

@@ -23,7 +23,7 @@ def code(board, name) -> Code:
 
 
 @pytest.fixture
-def coded(make_user):
+def themed_board(make_user):
     """ann2 submits first (so is A1), then ann (A2); a theme tree on root cause."""
     ann, ann2, lead = (make_user(username=name) for name in ("ann", "ann2", "lead"))
     study, board = open_study_with_items(
@@ -59,8 +59,8 @@ def coded(make_user):
     return {"board": board, "study": study, "items": items, "lead": lead, "ann": ann}
 
 
-def test_the_state_lists_every_card_with_its_counts_annotators_and_examples(coded):
-    board, items = coded["board"], coded["items"]
+def test_the_state_lists_every_card_with_its_counts_annotators_and_examples(themed_board):
+    board, items = themed_board["board"], themed_board["items"]
     state = board_state(board=board)
 
     cards = {card["name"]: card for card in state["codes"]}
@@ -99,8 +99,8 @@ def test_the_state_lists_every_card_with_its_counts_annotators_and_examples(code
     assert state["names"] == "pseudonyms"
 
 
-def test_the_state_draws_the_themes_as_a_tree_with_what_lies_under_each(coded):
-    state = board_state(board=coded["board"])
+def test_the_state_draws_the_themes_as_a_tree_with_what_lies_under_each(themed_board):
+    state = board_state(board=themed_board["board"])
     rows = [
         (t["path"], t["depth"], t["codes"], t["all_codes"], t["uses"], t["reports"])
         for t in state["themes"]
@@ -112,8 +112,8 @@ def test_the_state_draws_the_themes_as_a_tree_with_what_lies_under_each(coded):
     ]
 
 
-def test_the_state_carries_the_history_latest_first_and_what_undo_would_take_back(coded):
-    board, lead = coded["board"], coded["lead"]
+def test_the_state_carries_the_history_latest_first_and_what_undo_would_take_back(themed_board):
+    board, lead = themed_board["board"], themed_board["lead"]
     state = board_state(board=board)
     assert state["history_total"] == 6
     latest = state["history"][0]
@@ -126,8 +126,8 @@ def test_the_state_carries_the_history_latest_first_and_what_undo_would_take_bac
     assert state["undo"]["description"].startswith("grouped “leaky cache”, “big alloc”")
 
 
-def test_a_cards_uses_say_who_wrote_what_where(coded):
-    board = coded["board"]
+def test_a_cards_uses_say_who_wrote_what_where(themed_board):
+    board = themed_board["board"]
     found = code_uses(board=board, code=code(board, "slow loop"))
     assert [(u["report"], u["annotator"], u["written_as"]) for u in found["uses"]] == [
         ("octo/torch#1", "A1", "slow loop"),
@@ -139,8 +139,8 @@ def test_a_cards_uses_say_who_wrote_what_where(coded):
     assert [u["annotator"] for u in real["uses"]] == ["ann2", "ann", "ann", "ann"]
 
 
-def test_the_carry_over_maps_each_reports_codes_to_their_categories(coded):
-    board = coded["board"]
+def test_the_carry_over_maps_each_reports_codes_to_their_categories(themed_board):
+    board = themed_board["board"]
     rows = board_carry_over(board=board)
     assert [
         (r.report, r.dimension, [(c.name, c.annotators) for c in r.codes], r.categories, r.unsorted)
@@ -160,8 +160,8 @@ def test_the_carry_over_maps_each_reports_codes_to_their_categories(coded):
     ]
 
 
-def test_the_carry_over_of_a_frozen_board_is_its_record(coded):
-    board, lead = coded["board"], coded["lead"]
+def test_the_carry_over_of_a_frozen_board_is_its_record(themed_board):
+    board, lead = themed_board["board"], themed_board["lead"]
     stalls = theme_create(board=board, dimension_key="symptom", name="Stalls", user=lead)
     codes_group(board=board, code_ids=[code(board, "hangs").pk], theme_id=stalls.pk, user=lead)
     board_freeze(board=board, key="perf-open", version="1", name="P", user=lead)

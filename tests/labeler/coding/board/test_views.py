@@ -10,7 +10,6 @@ from labeler.coding.board.boards import board_revision_start
 from labeler.coding.board.freeze import board_freeze
 from labeler.coding.board.themes import codes_group, theme_create
 from labeler.common.permissions import codebook_owner_of
-from labeler.common.roles import Role
 from labeler.common.writers import SPREADSHEET_FORMULAS
 from labeler.export.datasheet import TEXT_AS_IMPORTED
 from labeler.models import Study
@@ -28,23 +27,12 @@ PAGES = [
 
 
 @pytest.fixture
-def people(make_user):
-    return {
-        "annotator": make_user(Role.ANNOTATOR, username="ann"),
-        "lead": make_user(Role.LEAD, username="lead"),
-        "researcher": make_user(Role.RESEARCHER, username="res"),
-        "outsider": make_user(Role.ANNOTATOR, username="outsider"),
-        "staff": make_user(Role.ADMIN, username="admin"),
-    }
-
-
-@pytest.fixture
-def open_board(people):
+def framed_board(board_people):
     study, board = open_study_with_items(
         members=[
-            (people["annotator"], "annotator"),
-            (people["lead"], "lead"),
-            (people["researcher"], "researcher"),
+            (board_people["annotator"], "annotator"),
+            (board_people["lead"], "lead"),
+            (board_people["researcher"], "researcher"),
         ]
     )
     study.frame = {
@@ -60,9 +48,12 @@ def open_board(people):
     study.save()
     items = items_of(study)
     code_uses(
-        board, annotator=people["annotator"], item=items[0], names=["slow loop", "tight loop"]
+        board,
+        annotator=board_people["annotator"],
+        item=items[0],
+        names=["slow loop", "tight loop"],
     )
-    code_uses(board, annotator=people["annotator"], item=items[1], names=["slow loop"])
+    code_uses(board, annotator=board_people["annotator"], item=items[1], names=["slow loop"])
     return {"study": study, "board": board}
 
 
@@ -71,29 +62,33 @@ def open_board(people):
     ("role", "expected"),
     [("annotator", 403), ("lead", 200), ("researcher", 403), ("outsider", 404), ("staff", 200)],
 )
-def test_board_pages_for_every_role(client, people, open_board, url, role, expected):
-    client.force_login(people[role])
+def test_board_pages_for_every_role(client, board_people, framed_board, url, role, expected):
+    client.force_login(board_people[role])
     assert client.get(url).status_code == expected
 
 
 @pytest.mark.parametrize("url", PAGES)
-def test_anonymous_is_sent_to_sign_in(client, open_board, url):
+def test_anonymous_is_sent_to_sign_in(client, framed_board, url):
     response = client.get(url)
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/?next=")
 
 
-def test_a_lead_who_codes_too_is_kept_off_unless_the_round_shares_codes(client, people, open_board):
-    StudyMemberFactory(study=open_board["study"], user=people["lead"], role="annotator")
-    client.force_login(people["lead"])
+def test_a_lead_who_codes_too_is_kept_off_unless_the_round_shares_codes(
+    client, board_people, framed_board
+):
+    StudyMemberFactory(study=framed_board["study"], user=board_people["lead"], role="annotator")
+    client.force_login(board_people["lead"])
     assert client.get("/studies/open/board/").status_code == 403
     assert 'data-testid="board-link"' not in client.get("/studies/open/").content.decode()
-    Study.objects.filter(pk=open_board["study"].pk).update(codes_shared=True)
+    Study.objects.filter(pk=framed_board["study"].pk).update(codes_shared=True)
     assert client.get("/studies/open/board/").status_code == 200
 
 
-def test_the_board_page_documents_its_keys_and_hands_its_script_the_api(client, people, open_board):
-    client.force_login(people["lead"])
+def test_the_board_page_documents_its_keys_and_hands_its_script_the_api(
+    client, board_people, framed_board
+):
+    client.force_login(board_people["lead"])
     html = client.get("/studies/open/board/").content.decode()
     assert 'id="board-config"' in html
     assert "/api/studies/open/board/" in html
@@ -104,20 +99,22 @@ def test_the_board_page_documents_its_keys_and_hands_its_script_the_api(client, 
     assert "<script>" not in html  # no inline script: the CSP allows none
 
 
-def test_the_study_page_links_leads_to_the_board_and_the_carry_over(client, people, open_board):
-    client.force_login(people["lead"])
+def test_the_study_page_links_leads_to_the_board_and_the_carry_over(
+    client, board_people, framed_board
+):
+    client.force_login(board_people["lead"])
     html = client.get("/studies/open/").content.decode()
     assert 'href="/studies/open/board/"' in html
     assert 'href="/studies/open/board/carry-over/"' in html
     for role in ("annotator", "researcher"):
-        client.force_login(people[role])
+        client.force_login(board_people[role])
         assert 'data-testid="board-links"' not in client.get("/studies/open/").content.decode()
 
 
-def test_a_closed_study_offers_a_revision_board(client, people):
+def test_a_closed_study_offers_a_revision_board(client, board_people):
     study = LabellingStudyFactory(slug="closed")
-    StudyMemberFactory(study=study, user=people["lead"], role="lead")
-    client.force_login(people["lead"])
+    StudyMemberFactory(study=study, user=board_people["lead"], role="lead")
+    client.force_login(board_people["lead"])
     html = client.get("/studies/closed/").content.decode()
     assert "Revise the codebook" in html
     html = client.get("/studies/closed/board/").content.decode()
@@ -135,10 +132,10 @@ def freeze(open_board, lead):
 
 
 def test_a_frozen_board_links_to_its_codebook_and_to_a_closed_study_on_it(
-    client, people, open_board
+    client, board_people, framed_board
 ):
-    codebook = freeze(open_board, people["lead"])
-    client.force_login(people["lead"])
+    codebook = freeze(framed_board, board_people["lead"])
+    client.force_login(board_people["lead"])
     html = client.get("/studies/open/board/").content.decode()
     assert 'href="/codebooks/open-perf/1/"' in html
     assert "/studies/new/?codebook=open-perf&amp;version=1&amp;from=open&amp;draw=same" in html
@@ -169,9 +166,9 @@ def test_a_frozen_board_links_to_its_codebook_and_to_a_closed_study_on_it(
     assert initial["repositories"] == ["octo/torch"]
 
 
-def test_a_frozen_board_says_what_it_was_frozen_into(client, people, open_board):
-    freeze(open_board, people["lead"])
-    client.force_login(people["lead"])
+def test_a_frozen_board_says_what_it_was_frozen_into(client, board_people, framed_board):
+    freeze(framed_board, board_people["lead"])
+    client.force_login(board_people["lead"])
     html = client.get("/studies/open/board/").content.decode()
     assert '<h2 data-testid="frozen-head">Frozen into open-perf v1</h2>' in html
     assert "The hierarchy as it was frozen into open-perf v1:" in html
@@ -179,14 +176,14 @@ def test_a_frozen_board_says_what_it_was_frozen_into(client, people, open_board)
     assert 'data-testid="freeze-confirm"' not in html
 
 
-def test_a_frozen_revision_board_offers_the_new_version_and_moving_the_labels(client, people):
+def test_a_frozen_revision_board_offers_the_new_version_and_moving_the_labels(client, board_people):
     study = LabellingStudyFactory(slug="closed")
-    StudyMemberFactory(study=study, user=people["lead"], role="lead")
+    StudyMemberFactory(study=study, user=board_people["lead"], role="lead")
     codebook_key_give(key=study.codebook.key, owner=codebook_owner_of(study))
-    board = board_revision_start(study=study, user=people["lead"])
+    board = board_revision_start(study=study, user=board_people["lead"])
     key = study.codebook.key
-    board_freeze(board=board, key=key, version="2.0", name="Next", user=people["lead"])
-    client.force_login(people["lead"])
+    board_freeze(board=board, key=key, version="2.0", name="Next", user=board_people["lead"])
+    client.force_login(board_people["lead"])
 
     html = client.get("/studies/closed/board/").content.decode()
 
@@ -203,13 +200,13 @@ def test_a_frozen_revision_board_offers_the_new_version_and_moving_the_labels(cl
 
 
 def test_a_closed_study_from_a_frozen_board_starts_from_guidelines_for_applying_it(
-    client, people, open_board
+    client, board_people, framed_board
 ):
-    Study.objects.filter(pk=open_board["study"].pk).update(
+    Study.objects.filter(pk=framed_board["study"].pk).update(
         guidelines="Write a short code for what went wrong."
     )
-    freeze(open_board, people["lead"])
-    client.force_login(people["lead"])
+    freeze(framed_board, board_people["lead"])
+    client.force_login(board_people["lead"])
 
     response = client.get("/studies/new/?codebook=open-perf&version=1&from=open&draw=same")
 
@@ -224,15 +221,15 @@ def test_a_closed_study_from_a_frozen_board_starts_from_guidelines_for_applying_
     assert "Label each report with the codebook [Open perf" in response.content.decode()
 
 
-def test_the_new_study_page_copies_only_a_study_the_user_leads(client, people, open_board):
-    client.force_login(people["researcher"])
+def test_the_new_study_page_copies_only_a_study_the_user_leads(client, board_people, framed_board):
+    client.force_login(board_people["researcher"])
     response = client.get("/studies/new/?from=open&draw=same&codebook=nope&version=1")
     assert response.context["form"].initial == {}
 
 
-def test_the_carry_over_page_and_its_csv(client, people, open_board):
-    freeze(open_board, people["lead"])
-    client.force_login(people["lead"])
+def test_the_carry_over_page_and_its_csv(client, board_people, framed_board):
+    freeze(framed_board, board_people["lead"])
+    client.force_login(board_people["lead"])
     html = client.get("/studies/open/board/carry-over/").content.decode()
     assert "<code>loops</code>" in html
     assert "frozen into" in html
@@ -248,10 +245,10 @@ def test_the_carry_over_page_and_its_csv(client, people, open_board):
 
 
 def test_the_carry_over_says_beside_its_download_that_codes_may_read_as_formulas(
-    client, people, open_board
+    client, board_people, framed_board
 ):
     """The CSV keeps a code such as "=cmd" as written; the page says so in the export's words."""
-    client.force_login(people["lead"])
+    client.force_login(board_people["lead"])
 
     html = client.get("/studies/open/board/carry-over/").content.decode()
 

@@ -1,1 +1,0 @@
-from tests.fakegithub.fixtures import fake_github  # noqa: F401
