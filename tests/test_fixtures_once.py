@@ -7,12 +7,6 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 
-# Left out of the scan, each for its reason:
-# - labeler/screening: its fixtures are being reworked apart from this one; `client_as` and
-#   `done` are each defined in two of its files, and its `worker` is named like
-#   browser/test_imports_page.py's (set up as labeler/conftest.py's `worker_without_github`).
-LEFT_OUT = [TESTS / "labeler" / "screening"]
-
 
 def _is_fixture(decorator: ast.expr) -> bool:
     if isinstance(decorator, ast.Call):
@@ -32,12 +26,10 @@ def _fixture_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     return function.name
 
 
-def fixtures_defined(root: Path, left_out=()) -> dict[str, list[str]]:
+def fixtures_defined(root: Path) -> dict[str, list[str]]:
     """Each fixture name under `root` and the files (relative to it) that define it."""
     where = defaultdict(list)
     for path in sorted(root.rglob("*.py")):
-        if any(path.is_relative_to(folder) for folder in left_out):
-            continue
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
                 _is_fixture(decorator) for decorator in node.decorator_list
@@ -50,7 +42,7 @@ def defined_more_than_once(where: dict[str, list[str]]) -> dict[str, list[str]]:
     return {name: files for name, files in where.items() if len(set(files)) > 1}
 
 
-def fixtures_imported_from_test_modules(root: Path, left_out=()) -> list[str]:
+def fixtures_imported_from_test_modules(root: Path) -> list[str]:
     """`file: module.name` for each fixture a file imports from a test module (test_*.py): a
     fixture that several files use belongs in their nearest conftest.py."""
     fixtures_of = {}
@@ -65,8 +57,6 @@ def fixtures_imported_from_test_modules(root: Path, left_out=()) -> list[str]:
         }
     found = []
     for path in sorted(root.rglob("*.py")):
-        if any(path.is_relative_to(folder) for folder in left_out):
-            continue
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.ImportFrom) and node.module in fixtures_of:
                 found += [
@@ -78,21 +68,20 @@ def fixtures_imported_from_test_modules(root: Path, left_out=()) -> list[str]:
 
 
 def test_no_fixture_is_imported_from_a_test_module():
-    assert fixtures_imported_from_test_modules(TESTS, LEFT_OUT) == []
+    assert fixtures_imported_from_test_modules(TESTS) == []
 
 
 def test_every_fixture_name_is_defined_in_one_file():
-    assert defined_more_than_once(fixtures_defined(TESTS, LEFT_OUT)) == {}
+    assert defined_more_than_once(fixtures_defined(TESTS)) == {}
 
 
 def test_the_scan_sees_the_shared_fixtures():
-    where = fixtures_defined(TESTS, LEFT_OUT)
+    where = fixtures_defined(TESTS)
     assert where["make_user"] == ["conftest.py"]
     assert where["study"] == ["labeler/conftest.py"]
     assert where["sheet_study"] == ["labeler/imports/conftest.py"]
-    assert not any(
-        file.startswith("labeler/screening/") for files in where.values() for file in files
-    )
+    assert where["done"] == ["labeler/screening/conftest.py"]
+    assert where["client_as"] == ["labeler/screening/conftest.py"]
 
 
 def test_a_name_defined_in_two_files_is_found(tmp_path):
@@ -111,7 +100,6 @@ def test_a_name_defined_in_two_files_is_found(tmp_path):
         "study": ["a/test_one.py", "test_two.py"],
         "lead": ["a/test_one.py", "test_two.py"],
     }
-    assert defined_more_than_once(fixtures_defined(tmp_path, [tmp_path / "a"])) == {}
 
 
 def test_a_fixture_imported_from_a_test_module_is_found(tmp_path):

@@ -10,20 +10,11 @@ from config.celery import app
 from labeler.models import TriageRun
 from labeler.screening.services import triage_run_create
 from labeler.screening.tasks import enqueue_triage_run
-from tests.mining.celery_worker import purge_queue, start_worker, stop_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def worker():
-    purge_queue()
-    process = start_worker("http://127.0.0.1:9")
-    yield process
-    stop_worker(process)
-
-
-def test_a_run_is_carried_out_by_the_worker_with_its_progress(worker, world):
+def test_a_run_is_carried_out_by_the_worker_with_its_progress(worker_without_github, world):
     app.conf.task_always_eager = False
     try:
         with transaction.atomic():
