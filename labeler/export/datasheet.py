@@ -85,8 +85,18 @@ def _codebook(study) -> dict:
     }
 
 
-def _sampling(study) -> dict:
-    batches = StudyBatch.objects.filter(study=study).order_by("number")
+# What someone who labels in the study reads of each batch's draw once a screening model drew
+# some: the items page shows each item's batch, so naming those batches would tell the model's
+# guess for their items.
+DRAW_NOT_SHOWN = {
+    "drawn": "not shown to someone who labels in the study: a screening model drew some of "
+    "its batches, and which ones would tell its guess for their items"
+}
+
+
+def _sampling(study, *, blind: bool) -> dict:
+    batches = list(StudyBatch.objects.filter(study=study).order_by("number"))
+    hidden = blind and any(batch.prioritised for batch in batches)
     return {
         "frame": study.frame,
         "sampling": study.sampling,
@@ -96,14 +106,16 @@ def _sampling(study) -> dict:
         "batches": [
             {
                 "number": batch.number,
-                "frame": batch.frame,
-                "sampling": batch.sampling,
+                # How a batch was drawn (a model's records its run as its frame) is not shown
+                # where the draw is not.
+                "frame": None if hidden else batch.frame,
+                "sampling": None if hidden else batch.sampling,
                 "seed": batch.seed,
                 "frame_size": batch.frame_size,
                 "sample_size": batch.sample_size,
-                "strata": batch.strata,
+                "strata": [] if hidden else batch.strata,
                 # None for a random draw; how a screening model chose the batch otherwise.
-                "prioritised": batch.prioritised,
+                "prioritised": DRAW_NOT_SHOWN if hidden else batch.prioritised,
                 "drawn_at": batch.created_at.astimezone(dt.UTC).isoformat(),
             }
             for batch in batches
@@ -203,7 +215,7 @@ def study_datasheet(
             "kappa_scale": study.kappa_scale,
         },
         "codebook": _codebook(study),
-        "collection": _sampling(study),
+        "collection": _sampling(study, blind=options.blind),
         "annotators": len(names),
         # Their labels stay in the dataset; they no longer annotate in the study.
         "removed_annotators": sorted(

@@ -5,6 +5,8 @@ import pytest
 from django.test import Client
 
 from labeler.common.roles import Role
+from labeler.export.dataset import ExportOptions
+from labeler.export.pipeline import Export
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import TriageRun
 from labeler.screening.services import prioritised_batch_add
@@ -76,3 +78,28 @@ def test_the_analysis_page_names_no_prioritised_batch_to_someone_who_labels(
     text = labeller.content.decode()
     assert named not in text and "drawn by a screening model, not at random (which" in text
     assert "describe the study's items, not the frame's population" in text
+
+
+def test_the_datasheet_of_someone_who_labels_names_no_batch_a_model_drew(world, batch_run):
+    _, batch = batch_run
+    blind = Export(study=world.study, fmt="csv", options=ExportOptions(final_only=True, blind=True))
+    sheet = blind.datasheet["collection"]["batches"]
+    assert [entry["prioritised"]["drawn"].startswith("not shown") for entry in sheet] == [
+        True,
+        True,
+    ]
+    assert {entry["frame"] for entry in sheet} == {None}
+    assert {entry["sampling"] for entry in sheet} == {None}
+    text = blind.datasheet_markdown()
+    assert "highest scores" not in text and "triage" not in text.lower()
+    assert f"| {batch.number} | not shown to someone who labels in the study" in text
+    assert "Batches drawn by a screening model are not random samples" in text
+    lead = Export(study=world.study, fmt="csv", options=ExportOptions()).datasheet
+    drawn = [entry["prioritised"] for entry in lead["collection"]["batches"]]
+    assert drawn[0] is None and "highest scores" in drawn[1]["drawn"]
+
+
+def test_a_blind_datasheet_without_a_model_drawn_batch_shows_every_draw(world):
+    blind = Export(study=world.study, fmt="csv", options=ExportOptions(final_only=True, blind=True))
+    (entry,) = blind.datasheet["collection"]["batches"]
+    assert entry["prioritised"] is None and entry["sampling"] == {"mode": "size", "size": 100}
