@@ -91,7 +91,9 @@ def _collection(collection: dict) -> list[str]:
     if any(batch.get("prioritised") for batch in collection["batches"]):
         lines += [
             "Batches drawn by a screening model are not random samples of the frame: the "
-            "prevalence estimates of the screening page use the random batches alone, and the "
+            "prevalence estimates of the screening page use the random batches drawn before the "
+            "first of them alone (a random batch drawn after one comes from a frame a model "
+            "had thinned), and the "
             "counts and shares of this dataset, which include them, do not estimate the "
             "frame's population.",
             "",

@@ -184,6 +184,7 @@ def _study_create(request, form: StudySetupForm, frame: FrameQuery, sample: Samp
 @require_GET
 def study_detail(request, slug: str):
     study, access = study_get_for_user(user=request.user, slug=slug)
+    batches = list(study.batches.all())
     progress = progress_named(
         study_progress(study=study, only_user=None if access.can_view_progress else request.user),
         study=study,
@@ -197,7 +198,11 @@ def study_detail(request, slug: str):
         "mine": next((a for a in progress.per_annotator if a.user_id == request.user.pk), None),
         "dimensions": study.dimensions.order_by("position"),
         "hold_minutes": study.hold_timeout.total_seconds() / 60,
-        "batches": study.batches.all(),
+        "batches": batches,
+        # For someone who labels here, once a screening model drew a batch: which batches it
+        # drew would tell its guess for their items (as in the export's datasheet).
+        "batch_draws_hidden": not access.sees_all_labels
+        and any(batch.prioritised for batch in batches),
         "frame_summary": _frame_summary(study.frame),
         "guidelines_html": render_markdown(study.guidelines, heading_offset=2),
         "shortcuts": study_shortcuts(study),

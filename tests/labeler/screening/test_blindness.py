@@ -103,3 +103,25 @@ def test_a_blind_datasheet_without_a_model_drawn_batch_shows_every_draw(world):
     blind = Export(study=world.study, fmt="csv", options=ExportOptions(final_only=True, blind=True))
     (entry,) = blind.datasheet["collection"]["batches"]
     assert entry["prioritised"] is None and entry["sampling"] == {"mode": "size", "size": 100}
+
+
+def test_the_study_page_shows_no_batch_draw_to_someone_who_labels_once_a_model_drew_one(
+    client_as, world, batch_run
+):
+    _, batch = batch_run
+    url = f"/studies/{world.study.slug}/"
+    lead = client_as("lead").get(url).content.decode()
+    assert 'data-testid="prioritised-mark"' in lead
+    assert 'data-testid="batch-draws-hidden"' not in lead
+    for person in ("annotator-and-lead", "annotator"):
+        text = client_as(person).get(url).content.decode()
+        assert 'data-testid="batch-draws-hidden"' in text, person
+        assert "prioritised" not in text and f"<code>{batch.seed}</code>" not in text, person
+
+
+def test_the_study_page_shows_every_draw_to_someone_who_labels_when_no_model_drew_one(
+    client_as, world
+):
+    text = client_as("annotator-and-lead").get(f"/studies/{world.study.slug}/").content.decode()
+    assert 'data-testid="batch-draws-hidden"' not in text
+    assert "size" in text and 'data-testid="batches"' in text
