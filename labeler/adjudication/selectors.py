@@ -273,35 +273,7 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
     dimension's final label or None); a decision sends it back, and is refused if the labels
     changed since (labeler.adjudication.services.item_adjudicate)."""
     study = item.study
-    names = annotator_names(study=study, real_names=real_names)
-    submitted = list(
-        item.assignments.filter(status=Assignment.Status.SUBMITTED)
-        .select_related("annotator")
-        .annotate(annotator_removed=annotator_removed())
-        .order_by("submitted_at", "pk")
-    )
-    # Who gave each answer, marked when a lead has removed them from the study since.
-    names = {
-        a.annotator_id: name_marked(names[a.annotator_id], removed=a.annotator_removed)
-        for a in submitted
-    }
-    by_assignment: dict[int, dict[str, list[str]]] = defaultdict(dict)
-    for assignment_id, key, values in Annotation.objects.filter(item=item).values_list(
-        "assignment_id", "dimension__key", "values"
-    ):
-        by_assignment[assignment_id][key] = values
-    annotators = [
-        {
-            "annotator": names[a.annotator_id],
-            "labels": by_assignment[a.pk],
-            "note": a.note,
-            "unsure": a.unsure,
-            "seconds": a.seconds,
-            "submitted_at": a.submitted_at,
-            "version": a.version,
-        }
-        for a in sorted(submitted, key=lambda a: names[a.annotator_id])
-    ]
+    submitted, by_assignment, annotators = _submissions(item, real_names=real_names)
     finals = {
         label.dimension_id: label
         for label in FinalLabel.objects.filter(item=item).select_related("decided_by")
@@ -349,6 +321,41 @@ def item_side_by_side(*, item: StudyItem, scheme: Scheme, real_names: bool = Fal
             },
         },
     }
+
+
+def _submissions(item: StudyItem, *, real_names: bool) -> tuple[list, dict, list[dict]]:
+    """The item's submitted assignments (oldest first), their labels by assignment id
+    ({dimension key: values}), and a row per annotator by name: labels, note, unsure flag,
+    time, version. A name is marked when a lead has removed its annotator from the study."""
+    names = annotator_names(study=item.study, real_names=real_names)
+    submitted = list(
+        item.assignments.filter(status=Assignment.Status.SUBMITTED)
+        .select_related("annotator")
+        .annotate(annotator_removed=annotator_removed())
+        .order_by("submitted_at", "pk")
+    )
+    names = {
+        a.annotator_id: name_marked(names[a.annotator_id], removed=a.annotator_removed)
+        for a in submitted
+    }
+    by_assignment: dict[int, dict[str, list[str]]] = defaultdict(dict)
+    for assignment_id, key, values in Annotation.objects.filter(item=item).values_list(
+        "assignment_id", "dimension__key", "values"
+    ):
+        by_assignment[assignment_id][key] = values
+    annotators = [
+        {
+            "annotator": names[a.annotator_id],
+            "labels": by_assignment[a.pk],
+            "note": a.note,
+            "unsure": a.unsure,
+            "seconds": a.seconds,
+            "submitted_at": a.submitted_at,
+            "version": a.version,
+        }
+        for a in sorted(submitted, key=lambda a: names[a.annotator_id])
+    ]
+    return submitted, by_assignment, annotators
 
 
 def _dimension_side_by_side(

@@ -435,11 +435,7 @@ def assignment_submit(
     """
     _submission_fields_check(note=note, unsure=unsure, seconds=seconds)
     assignment = _locked_own(assignment_id=assignment_id, user=user, as_member=as_member)
-    if assignment.item_adjudicated_at is not None:
-        raise item_final_conflict(item_id=assignment.item_id)
-    if assignment.status == Status.SKIPPED:
-        raise ValidationError("you skipped this item; it went to other annotators")
-    _version_check(assignment, version)
+    _submittable_check(assignment, version)
     scheme = scheme or study_scheme_by_id(
         study_id=assignment.study_id, codebook_id=assignment.study_codebook_id
     )
@@ -449,10 +445,9 @@ def assignment_submit(
     )
     reclaim = assignment.status == Status.EXPIRED
     first = assignment.status != Status.SUBMITTED
-    if note is None:
-        note = "" if first else assignment.note
-    if unsure is None:
-        unsure = False if first else assignment.unsure
+    # Left out: "" and false on a first submission; what the assignment had on a revision.
+    note = ("" if first else assignment.note) if note is None else note
+    unsure = (False if first else assignment.unsure) if unsure is None else unsure
     now = timezone.now()
 
     new = labels_paths(chosen)
@@ -465,13 +460,7 @@ def assignment_submit(
         assignment.annotations.all().delete()
     if open_coding:
         code_uses_replace(assignment=assignment, scheme=scheme, codes=written, user=user, now=now)
-    assignment.version += 1
-    assignment.status = Status.SUBMITTED
-    if first:
-        assignment.submitted_at = now
-    assignment.note = note
-    assignment.unsure = unsure
-    assignment.seconds += seconds
+    _assignment_submitted(assignment, note=note, unsure=unsure, seconds=seconds, now=now)
     submission = Submission(
         assignment=assignment,
         chosen=chosen,
@@ -486,15 +475,34 @@ def assignment_submit(
     )
     complete = _submission_write(submission)
     if complete and not open_coding and (first or new != old):
+        majority = assignment.study_majority
         final_labels_settle(
-            item_ids=[assignment.item_id],
-            scheme=scheme,
-            majority=assignment.study_majority,
-            now=now,
+            item_ids=[assignment.item_id], scheme=scheme, majority=majority, now=now
         )
-    assignment.labels = new
-    assignment.codes = written
+    assignment.labels, assignment.codes = new, written
     return assignment
+
+
+def _submittable_check(assignment: Assignment, version: int | None) -> None:
+    """Refused: a final item (a conflict), a skipped item, a stale `version`."""
+    if assignment.item_adjudicated_at is not None:
+        raise item_final_conflict(item_id=assignment.item_id)
+    if assignment.status == Status.SKIPPED:
+        raise ValidationError("you skipped this item; it went to other annotators")
+    _version_check(assignment, version)
+
+
+def _assignment_submitted(
+    assignment: Assignment, *, note: str, unsure: bool, seconds: int, now
+) -> None:
+    """The assignment as a submission leaves it (not saved: _submission_write saves it)."""
+    if assignment.status != Status.SUBMITTED:
+        assignment.submitted_at = now
+    assignment.version += 1
+    assignment.status = Status.SUBMITTED
+    assignment.note = note
+    assignment.unsure = unsure
+    assignment.seconds += seconds
 
 
 def _submission_validate(
