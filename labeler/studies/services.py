@@ -293,14 +293,7 @@ def study_create(
     plan, drawn = _draw(frame=frame, sample=sample, seed=study.seed, study=None)
     study.save()
     study.dimensions.set(dimensions)
-    codebook_freeze(codebook=codebook)
-    if made:
-        # The key its round made is the study's: its leads freeze the board into it.
-        codebook_key_give(key=codebook.key, owner=codebook_owner_of(study))
-    if kind == Study.Kind.OPEN:
-        board_open_create(study=study, created_by=created_by)
-    if created_by is not None:
-        study_member_add(study=study, user=created_by, role=StudyMember.Role.LEAD)
+    _study_codebook_and_people(study, made_codebook=made, created_by=created_by)
     batch, _ = study_batch_append(
         study=study,
         report_ids=drawn,
@@ -345,6 +338,19 @@ def study_items_add(
         created_by=created_by,
     )
     return batch
+
+
+def _study_codebook_and_people(study: Study, *, made_codebook: bool, created_by) -> None:
+    """A new study's pinned (frozen) codebook, the key of one it made, its board (open coding)
+    and its creator as a lead."""
+    codebook_freeze(codebook=study.codebook)
+    if made_codebook:
+        # The key its round made is the study's: its leads freeze the board into it.
+        codebook_key_give(key=study.codebook.key, owner=codebook_owner_of(study))
+    if study.kind == Study.Kind.OPEN:
+        board_open_create(study=study, created_by=created_by)
+    if created_by is not None:
+        study_member_add(study=study, user=created_by, role=StudyMember.Role.LEAD)
 
 
 def study_member_add(*, study: Study, user, role: str) -> StudyMember:
