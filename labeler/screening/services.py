@@ -7,7 +7,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
+import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -189,6 +191,37 @@ def _prevalence(
     return result
 
 
+@dataclass(frozen=True)
+class _Training:
+    """The model fitted on a run's labels: out-of-fold scores, the fold models, the final one."""
+
+    labelled: list
+    truth: list[int]
+    labelled_ids: list[int]
+    oof_scores: np.ndarray
+    fold_models: list
+    fitted: object
+    seconds: float
+
+    @property
+    def oof(self) -> dict[int, float]:
+        return dict(zip(self.labelled_ids, self.oof_scores.tolist(), strict=True))
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """The reports a run scored (`scored_ids`, the query's) and the frame's, with two scores:
+    the final model's (`ranking`) and, for a report without a label, the fold models' mean
+    (`held_out`), which meets the labelled items' out-of-fold scores as their like
+    (labeler.screening.model.fold_average)."""
+
+    scored_ids: list[int]
+    frame_ids: list[int]
+    ranking: dict[int, float]
+    held_out: dict[int, float]
+    seconds: float
+
+
 def triage_run_execute(
     *, run_id: int, report: Callable[[int, str], None] | None = None
 ) -> TriageRun | None:
@@ -206,15 +239,30 @@ def triage_run_execute(
     TriageRun.objects.filter(pk=run_id).update(
         state=TriageRun.State.RUNNING, started_at=timezone.now(), error=""
     )
-    study = run.study
     step(5, "reading the final labels")
-    labelled = triage_labels(study=study, dimension=run.dimension, positive=run.positive)
-    truth = [item.truth for item in labelled]
+    labelled = triage_labels(study=run.study, dimension=run.dimension, positive=run.positive)
     try:
-        model.labels_check(truth)
+        model.labels_check([item.truth for item in labelled])
     except model.TrainingRefused as refusal:
         triage_run_fail(run_id=run_id, error=str(refusal))
         return TriageRun.objects.get(pk=run_id)
+    training = _train(labelled, step)
+    scoring = _score(run, training, step)
+    step(92, "estimating")
+    ranked = sorted(scoring.scored_ids, key=lambda pk: (-scoring.ranking[pk], pk))
+    TriageRun.objects.filter(pk=run_id).update(
+        state=TriageRun.State.DONE,
+        progress=100,
+        stage="done",
+        result=_run_result(run, training, scoring),
+        scores=[[pk, round(scoring.ranking[pk], 6)] for pk in ranked],
+        finished_at=timezone.now(),
+    )
+    return TriageRun.objects.get(pk=run_id)
+
+
+def _train(labelled: list, step: Callable[[int, str], None]) -> _Training:
+    truth = [item.truth for item in labelled]
     labelled_ids = [item.report_id for item in labelled]
     texts = report_texts(report_ids=labelled_ids)
     documents = [texts[pk] for pk in labelled_ids]
@@ -223,36 +271,56 @@ def triage_run_execute(
     oof_scores, fold_models = model.cross_fit(documents, truth)
     step(50, "training on every label")
     fitted = model.train(documents, truth)
-    training_seconds = time.perf_counter() - started
-    oof = dict(zip(labelled_ids, oof_scores.tolist(), strict=True))
-    labelled_set = set(labelled_ids)
+    return _Training(
+        labelled=labelled,
+        truth=truth,
+        labelled_ids=labelled_ids,
+        oof_scores=oof_scores,
+        fold_models=fold_models,
+        fitted=fitted,
+        seconds=time.perf_counter() - started,
+    )
 
+
+# Reports scored at a time: their texts are read in one query.
+SCORE_CHUNK = 10_000
+
+
+def _score(run: TriageRun, training: _Training, step: Callable[[int, str], None]) -> _Scoring:
     step(60, "reading the reports to score")
     started = time.perf_counter()
+    study = run.study
     scored_ids = list(
         reports_to_score(study=study, query=run.reports).order_by("pk").values_list("pk", flat=True)
     )
     frame_ids = scored_ids if not run.reports else frame_report_ids(study=study)
     wanted = sorted(set(scored_ids) | set(frame_ids))
-    # The ranking: the model fitted on every label. The estimates: the fold models' mean for a
-    # report without a label, so that it meets the labelled items' out-of-fold scores as their
-    # like (labeler.screening.model.fold_average).
-    all_scores: dict[int, float] = {}
+    labelled_set = set(training.labelled_ids)
+    ranking: dict[int, float] = {}
     held_out: dict[int, float] = {}
-    chunk = 10_000
-    for start in range(0, len(wanted), chunk):
-        ids = wanted[start : start + chunk]
+    for start in range(0, len(wanted), SCORE_CHUNK):
+        ids = wanted[start : start + SCORE_CHUNK]
         chunk_texts = report_texts(report_ids=ids)
-        values = model.score(fitted, [chunk_texts[pk] for pk in ids])
-        all_scores.update(zip(ids, values.tolist(), strict=True))
+        values = model.score(training.fitted, [chunk_texts[pk] for pk in ids])
+        ranking.update(zip(ids, values.tolist(), strict=True))
         unlabelled = [pk for pk in ids if pk not in labelled_set]
-        averaged = model.fold_average(fold_models, [chunk_texts[pk] for pk in unlabelled])
+        averaged = model.fold_average(training.fold_models, [chunk_texts[pk] for pk in unlabelled])
         held_out.update(zip(unlabelled, averaged.tolist(), strict=True))
         step(60 + int(30 * (start + len(ids)) / max(1, len(wanted))), "scoring")
-    scoring_seconds = time.perf_counter() - started
+    return _Scoring(
+        scored_ids=scored_ids,
+        frame_ids=frame_ids,
+        ranking=ranking,
+        held_out=held_out,
+        seconds=time.perf_counter() - started,
+    )
 
-    step(92, "estimating")
-    flags = keyword_flags(report_ids=labelled_ids, rule=run.keyword_rule)
+
+def _run_result(run: TriageRun, training: _Training, scoring: _Scoring) -> dict:
+    """The run's result: the model's quality on the labels, beside the keyword rule's, and the
+    estimates (prevalence, positives remaining)."""
+    study, truth, labelled = run.study, training.truth, training.labelled
+    flags = keyword_flags(report_ids=training.labelled_ids, rule=run.keyword_rule)
     randoms = random_batches(study=study)
     prioritised = {batch.number for batch in prioritised_batches(study=study)}
     first_prioritised = min(prioritised, default=None)
@@ -262,26 +330,28 @@ def triage_run_execute(
         for item in labelled
         if item.batch in randoms and item.batch not in late
     }
-    frame_scores = {pk: oof[pk] if pk in oof else held_out[pk] for pk in frame_ids}
-    not_labelled = [held_out[pk] for pk in scored_ids if pk not in labelled_set]
+    oof = training.oof
+    frame_scores = {pk: oof[pk] if pk in oof else scoring.held_out[pk] for pk in scoring.frame_ids}
+    not_labelled = [scoring.held_out[pk] for pk in scoring.scored_ids if pk not in oof]
     in_study = study_report_ids(study=study)
-    ranked = sorted(scored_ids, key=lambda pk: (-all_scores[pk], pk))
-    result = {
+    return {
         "model": {
             "labels": len(truth),
             "positives": int(sum(truth)),
             "cv": {
-                **model.evaluation(truth, oof_scores, threshold=run.threshold),
+                **model.evaluation(truth, training.oof_scores, threshold=run.threshold),
                 "folds": model.FOLDS,
             },
             "keyword_rule": {
                 "rule": run.keyword_rule,
-                **model.precision_recall(truth, [flags.get(pk, False) for pk in labelled_ids]),
+                **model.precision_recall(
+                    truth, [flags.get(pk, False) for pk in training.labelled_ids]
+                ),
             },
-            "calibration": model.calibration_table(truth, oof_scores),
-            "top_words": model.top_words(fitted),
-            "training_seconds": round(training_seconds, 2),
-            "scoring_seconds": round(scoring_seconds, 2),
+            "calibration": model.calibration_table(truth, training.oof_scores),
+            "top_words": model.top_words(training.fitted),
+            "training_seconds": round(training.seconds, 2),
+            "scoring_seconds": round(scoring.seconds, 2),
         },
         "estimate": {
             "prevalence": _prevalence(
@@ -294,7 +364,7 @@ def triage_run_execute(
             "remaining": {
                 "scored_not_labelled": len(not_labelled),
                 **(
-                    estimate.positives_remaining(truth, oof_scores, not_labelled).as_dict()
+                    estimate.positives_remaining(truth, training.oof_scores, not_labelled).as_dict()
                     if not_labelled
                     else {"estimate": 0.0, "low": 0.0, "high": 0.0, "method": "nothing left"}
                 ),
@@ -306,18 +376,9 @@ def triage_run_execute(
                 1 for item in labelled if item.batch in late
             ),
         },
-        "scored": len(scored_ids),
-        "scored_in_study": sum(1 for pk in scored_ids if pk in in_study),
+        "scored": len(scoring.scored_ids),
+        "scored_in_study": sum(1 for pk in scoring.scored_ids if pk in in_study),
     }
-    TriageRun.objects.filter(pk=run_id).update(
-        state=TriageRun.State.DONE,
-        progress=100,
-        stage="done",
-        result=result,
-        scores=[[pk, round(all_scores[pk], 6)] for pk in ranked],
-        finished_at=timezone.now(),
-    )
-    return TriageRun.objects.get(pk=run_id)
 
 
 @transaction.atomic
