@@ -160,6 +160,27 @@ def report_fix_links(
         if number in closing_references(pr.body, repo_full_name=repo_full_name):
             add(Link(CLOSING, STRONG, pull_request=pr.number, detail="Closing keyword in PR body"))
 
+    for link in _event_links(number, repo_full_name, events, commit_messages):
+        add(link)
+    for link in _landing_links(
+        list(links.values()), repo_full_name, commit_messages, pull_requests
+    ):
+        add(link)
+
+    return [
+        _mark_reverted(link, pull_requests, reverts, commit_messages, repo_full_name)
+        for link in links.values()
+    ]
+
+
+def _event_links(
+    number: int, repo_full_name: str, events: list[TimelineEvent], commit_messages: dict[str, str]
+) -> list[Link]:
+    """The links the report's timeline gives, in its order: closed by a commit or a pull
+    request, a pull request that will close it, a commit that references it (closing it or
+    mentioning it; a revert does not count)."""
+    found: list[Link] = []
+    add = found.append
     for event in events:
         sha = event.commit_sha.lower()
         if event.kind == "closed" and sha:
@@ -204,9 +225,21 @@ def report_fix_links(
                         detail="Commit message mentions the report",
                     )
                 )
+    return found
 
-    linked_prs = {link.pull_request for link in links.values() if link.pull_request}
-    linked_commits = {link.commit_sha for link in links.values() if link.commit_sha}
+
+def _landing_links(
+    links: list[Link],
+    repo_full_name: str,
+    commit_messages: dict[str, str],
+    pull_requests: dict[int, PullRequestInfo],
+) -> list[Link]:
+    """The links that tie the commits and pull requests of `links` to each other: a commit
+    that lands or imports a pull request, and a merged pull request's merge commit."""
+    found: list[Link] = []
+    add = found.append
+    linked_prs = {link.pull_request for link in links if link.pull_request}
+    linked_commits = {link.commit_sha for link in links if link.commit_sha}
     for sha in sorted(linked_commits):
         message = commit_messages.get(sha, "")
         landed = landed_pull_request(message, repo_full_name=repo_full_name)
@@ -247,11 +280,7 @@ def report_fix_links(
                     detail=f"Merge commit of PR #{pr_number}",
                 )
             )
-
-    return [
-        _mark_reverted(link, pull_requests, reverts, commit_messages, repo_full_name)
-        for link in links.values()
-    ]
+    return found
 
 
 def _mark_reverted(
