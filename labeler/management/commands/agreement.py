@@ -118,9 +118,12 @@ class Command(BaseCommand):
     requires_system_checks = READING_COMMAND_CHECKS
     help = (
         "Inter-rater agreement of a study per dimension: percent agreement, Cohen's kappa per "
-        "pair, Fleiss' kappa, Krippendorff's alpha with its bootstrap 95% interval, Gwet's AC1, "
-        "per category; on the labels as they were before any final label was known. An "
-        "open-coding study has none: the command says why and exits with status 1."
+        "pair and their mean, Fleiss' kappa, Krippendorff's alpha, Gwet's AC1, per category, "
+        "at both levels, each with its 95% interval (a bootstrap over items, one seeded set of "
+        "draws shared by every figure; Gwet's analytic interval where it applies); per batch or "
+        "window with each change and its interval. On the labels as they were before any "
+        "final label was known. An open-coding study has none: the command says why and exits "
+        "with status 1."
     )
 
     def add_arguments(self, parser):
