@@ -158,13 +158,19 @@ ANALYTIC_KEYS = {
 }
 
 
-@pytest.mark.parametrize("probability", [0.6, 0.975, 0.995])
-@pytest.mark.parametrize("df", [1, 2, 3, 5, 11, 14, 30, 100, 1000, 99_999, 10**6])
-def test_t_quantile_equals_scipys(probability, df):
-    tolerance = 1e-13 if df <= 1000 else 1e-9
-    assert t_quantile(probability, df) == pytest.approx(
-        student_t.ppf(probability, df), rel=tolerance
-    )
+# Student's t table (two-sided 95% and 99%), as printed to three decimals in any textbook.
+T_TABLE = [(0.975, 1, 12.706), (0.975, 10, 2.228), (0.975, 30, 2.042), (0.995, 5, 4.032)]
+
+
+@pytest.mark.parametrize(("probability", "df", "printed"), T_TABLE)
+def test_t_quantile_is_the_t_tables(probability, df, printed):
+    assert round(t_quantile(probability, df), 3) == printed
+
+
+@pytest.mark.parametrize(("probability", "df"), [(0.5, 10), (1.0, 10), (0.975, 0)])
+def test_t_quantile_refuses_what_has_no_quantile(probability, df):
+    with pytest.raises(ValueError, match="t_quantile: probability in"):
+        t_quantile(probability, df)
 
 
 class TestGwetPerCategory:
@@ -461,3 +467,8 @@ class TestPerCategory:
         for name, interval in row["intervals"].items():
             low, high = interval["bootstrap"]["ci95"]
             assert low <= row[name] <= high
+
+
+@pytest.mark.parametrize("df", [1, 2, 11, 1000, 10**6])
+def test_t_quantile_is_scipy_stats_t_ppf(df):
+    assert t_quantile(0.975, df) == pytest.approx(student_t.ppf(0.975, df), rel=1e-12)
