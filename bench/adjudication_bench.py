@@ -32,17 +32,21 @@ import argparse
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from bench_db import database
+from bench_app import (
+    HOST,
+    ROOT,
+    app_environment,
+    gunicorn_serving,
+    percentile_nearest_rank,
+    wait_until_quiet,
+)
+from bench_db import database, database_arguments, database_settle, study_labels, study_with_reports
 
-ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-HOST = "127.0.0.1"
 # The lead signs in with it; made afresh each run, like the database.
 PASSWORD = secrets.token_urlsafe(16)
 GOAL_P95_MS = 150
@@ -107,23 +111,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--wait-seconds", type=float, default=300, help="at most this long")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--threads", type=int, default=3)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
-    parser.add_argument("--database", default="labeler_bench_adjudication")
-    parser.add_argument("--keep-db", action="store_true")
+    database_arguments(parser, "labeler_bench_adjudication")
     return parser.parse_args()
-
-
-def app_environment(args) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"{args.pg}/{args.database}",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-only-secret-key-not-for-production-use-0123456789",
-        "ALLOWED_HOSTS": HOST,
-        "CELERY_BROKER_URL": "",
-        "LOG_LEVEL": "WARNING",
-    }
 
 
 def build_study(items: int) -> None:
@@ -133,138 +122,27 @@ def build_study(items: int) -> None:
 
     django.setup()
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.db import connections
 
-    from labeler.common.scheme import study_scheme
     from labeler.labelling.services import assignment_next, assignment_submit
-    from labeler.studies.frames import FrameQuery
-    from labeler.studies.sampling import SampleSpec
-    from labeler.studies.services import study_create, study_member_add
-    from mining.models import BugReport, Repository
-    from taxonomy.models import Codebook
+    from labeler.studies.services import study_member_add
 
-    call_command("migrate", verbosity=0)
-    call_command("load_codebook", builtin=["dl-performance-root-causes"], verbosity=0)
-    codebook = Codebook.objects.get(key="dl-performance-root-causes")
-    repository = Repository.objects.create(
-        owner="pytorch", name="pytorch", full_name="pytorch/pytorch"
-    )
-    BugReport.objects.bulk_create(
-        BugReport(
-            repository=repository,
-            number=number,
-            title=f"Step {number} gets slower after upgrading",
-            body="Steps to reproduce:\n\n```python\nmodel.fit(x)\n```\n" * 5,
-            state=BugReport.State.CLOSED,
-            labels=["type:performance"],
-            is_performance_candidate=True,
-        )
-        for number in range(1, items + 1)
-    )
-    study, _ = study_create(
-        slug="bench",
-        name="Bench",
-        codebook=codebook,
-        frame=FrameQuery(),
-        sample=SampleSpec(),
-        seed=1,
-        overlap=2,
-    )
+    study = study_with_reports(items, 2, ("pytorch/pytorch",))
     users = get_user_model().objects
     lead = users.create_user(username="lead", password=PASSWORD)
     study_member_add(study=study, user=lead, role="lead")
-    scheme = study_scheme(study=study)
-    answers = []
     for index in range(2):
-        labels = {}
-        for number, dimension in enumerate(scheme.dimensions):
-            parents = {c.parent_id for c in scheme.categories[dimension.pk]}
-            leaves = [c for c in scheme.categories[dimension.pk] if c.pk not in parents]
-            leaf = leaves[index if number == 0 else 0]
-            labels[dimension.key] = [leaf.path] if dimension.multiple else leaf.path
-        answers.append(labels)
-    for index, labels in enumerate(answers):
+        labels = study_labels(study, first_dimension_leaf=index)
         annotator = users.create_user(username=f"annotator{index}")
         study_member_add(study=study, user=annotator, role="annotator")
         while (held := assignment_next(study=study, user=annotator)) is not None:
             assignment_submit(assignment_id=held.pk, user=annotator, labels=labels)
-    with connections["default"].cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-        cursor.execute("CHECKPOINT")
-    connections.close_all()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def gunicorn_start(args, env, port) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            str(Path(PYTHON).with_name("gunicorn")),
-            "config.wsgi",
-            "--bind",
-            f"{HOST}:{port}",
-            "--workers",
-            str(args.workers),
-            "--worker-class",
-            "gthread",
-            "--threads",
-            str(args.threads),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        cwd=ROOT,
-    )
-
-
-def wait_until_up(port: int, server: subprocess.Popen) -> None:
-    import http.client
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {server.returncode}")
-        try:
-            connection = http.client.HTTPConnection(HOST, port, timeout=2)
-            connection.request("GET", "/accounts/login/")
-            status = connection.getresponse().status
-            connection.close()
-            if status == 200:
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit("gunicorn did not answer within 60 s")
-
-
-def wait_until_quiet(args) -> None:
-    """Other work on the machine slows the app and the browser alike: wait it out."""
-    deadline = time.monotonic() + args.wait_seconds
-    while os.getloadavg()[0] > args.max_load and time.monotonic() < deadline:
-        print(f"waiting for a quiet machine: load average {os.getloadavg()[0]:.2f}", flush=True)
-        time.sleep(15)
-    if os.getloadavg()[0] > args.max_load:
-        print(
-            f"WARNING: the machine stayed busy (load average {os.getloadavg()[0]:.2f}): "
-            "every figure is skewed; compare with the control"
-        )
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+    database_settle()
 
 
 def figures(name: str, values: list[float]) -> str:
     return (
-        f"  {name:<34} n={len(values):<4} p50 {percentile(values, 0.5):6.1f} ms"
-        f"   p95 {percentile(values, 0.95):6.1f} ms   max {max(values):6.1f} ms"
+        f"  {name:<34} n={len(values):<4} p50 {percentile_nearest_rank(values, 0.5):6.1f} ms"
+        f"   p95 {percentile_nearest_rank(values, 0.95):6.1f} ms   max {max(values):6.1f} ms"
     )
 
 
@@ -355,22 +233,16 @@ def main() -> None:
             env=env,
             check=True,
         )
-        port = free_port()
-        server = gunicorn_start(args, env, port)
-        try:
-            wait_until_up(port, server)
+        with gunicorn_serving(args, env, "/accounts/login/") as port:
             print(
                 f"gunicorn on {HOST}:{port}: {args.workers} workers x {args.threads} threads; "
                 "headless Chromium at 1400x900",
                 flush=True,
             )
-            wait_until_quiet(args)
+            wait_until_quiet(args, "every figure is skewed; compare with the control")
             load = os.getloadavg()[0]
             reading, hurried, loads, requests, pings = drive(args, f"http://{HOST}:{port}")
             load = f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after"
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=30)
         check_decided(args.warmup + args.decisions + args.hurried)
     finally:
         if not args.keep_db:
@@ -381,7 +253,7 @@ def main() -> None:
     print(figures("of which the decision's request", requests))
     print(figures("full page load of the desk, for comparison", loads))
     print(figures("control: GET /api/ping/ from the page", pings))
-    met = "met" if percentile(reading, 0.95) < GOAL_P95_MS else "NOT met"
+    met = "met" if percentile_nearest_rank(reading, 0.95) < GOAL_P95_MS else "NOT met"
     print(f"goal: p95 under {GOAL_P95_MS} ms with reading: {met}")
 
 

@@ -26,10 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/compare_bench")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-from import_bench import database_recreate  # noqa: E402
+from bench_db import database_at  # noqa: E402
 
-database_recreate(os.environ["DATABASE_URL"])
+database_at(os.environ["DATABASE_URL"], "create")
 
 import django  # noqa: E402
 

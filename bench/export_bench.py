@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_db import database
+from bench_db import database_arguments, django_on_database
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,9 +49,7 @@ RUNS = 3
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
-    parser.add_argument("--database", default="labeler_export_bench")
-    parser.add_argument("--keep-db", action="store_true")
+    database_arguments(parser, "labeler_export_bench")
     parser.add_argument(
         "--reuse-db", action="store_true", help="measure on the database --keep-db left; keep it"
     )
@@ -390,28 +388,13 @@ def measure(args) -> None:
 
 def main() -> None:
     args = parse_args()
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["DATABASE_URL"] = f"{args.pg}/{args.database}"
-    os.environ["CELERY_BROKER_URL"] = ""
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
     if args.reuse_db:
         args.keep_db = True
-    else:
-        database(args, "create")
-    try:
-        import django
-
-        django.setup()
+    with django_on_database(args, create=not args.reuse_db):
         if not args.reuse_db:
             build(args)
         print(f"load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
         measure(args)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_db:
-            database(args, "drop")
 
 
 if __name__ == "__main__":

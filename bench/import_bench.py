@@ -32,31 +32,11 @@ os.environ.setdefault("GITHUB_SECONDS_BETWEEN_REQUESTS", "0")
 os.environ.setdefault("GITHUB_SECONDS_BETWEEN_WRITES", "0")
 os.environ.setdefault("LOG_LEVEL", "WARNING")  # the in-process tasks' lines would drown the figures
 
-import dj_database_url  # noqa: E402
-import psycopg2  # noqa: E402
-from psycopg2 import sql  # noqa: E402
+from bench_db import database_at  # noqa: E402
 
-
-def database_recreate(url: str) -> None:
-    """Start from an empty database of the benchmark's own (dropped and created again), so
-    every run measures the same thing on any machine."""
-    config = dj_database_url.parse(url)
-    connection = psycopg2.connect(
-        dbname="postgres",
-        user=config["USER"] or "postgres",
-        password=config["PASSWORD"] or None,
-        host=config["HOST"] or "127.0.0.1",
-        port=config["PORT"] or 5432,
-    )
-    connection.autocommit = True
-    name = sql.Identifier(config["NAME"])
-    with connection.cursor() as cursor:
-        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    connection.close()
-
-
-database_recreate(os.environ["DATABASE_URL"])
+# Start from an empty database of the benchmark's own, so every run measures the same thing on
+# any machine.
+database_at(os.environ["DATABASE_URL"], "create")
 
 import django  # noqa: E402
 

@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_db import database
+from bench_db import database_arguments, django_on_database
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,9 +45,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--items", type=int, default=16_667)
     parser.add_argument("--repositories", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
-    parser.add_argument("--database", default="labeler_label_import_bench")
-    parser.add_argument("--keep-db", action="store_true")
+    database_arguments(parser, "labeler_label_import_bench")
     return parser.parse_args()
 
 
@@ -167,15 +165,7 @@ def measure(study, data: bytes) -> None:
 def main() -> None:
     args = parse_args()
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["DATABASE_URL"] = f"{args.pg}/{args.database}"
-    os.environ["CELERY_BROKER_URL"] = ""
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    database(args, "create")
-    try:
-        import django
-
-        django.setup()
+    with django_on_database(args):
         study, data = build(args)
         print(
             f"{args.items:,} items over {args.repositories} repositories, half in the study; "
@@ -183,12 +173,6 @@ def main() -> None:
             f"(1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
         )
         measure(study, data)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_db:
-            database(args, "drop")
 
 
 if __name__ == "__main__":

@@ -35,17 +35,21 @@ import json
 import multiprocessing
 import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
-HOST = "127.0.0.1"
+from bench_app import (
+    HOST,
+    ROOT,
+    app_environment,
+    gunicorn_serving,
+    load_average,
+    percentile,
+    wait_until_quiet,
+)
+from bench_db import database, database_arguments, database_settle, study_labels, study_with_reports
+
 REQUEST_TIMEOUT = 10
 
 
@@ -82,46 +86,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--max-load", type=float, default=1.5, help="1-minute load average")
     parser.add_argument("--wait-seconds", type=float, default=900, help="wait for --max-load")
     parser.add_argument("--client-processes", type=int, default=5)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
-    parser.add_argument("--database", default="labeler_bench")
-    parser.add_argument("--keep-db", action="store_true")
+    database_arguments(parser, "labeler_bench")
     return parser.parse_args()
-
-
-def app_environment(args) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"{args.pg}/{args.database}",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-only-secret-key-not-for-production-use-0123456789",
-        "ALLOWED_HOSTS": HOST,
-        "CELERY_BROKER_URL": "",
-        "LOG_LEVEL": "WARNING",
-        # Static files are not served here: never mind that they were not collected.
-        "PYTHONWARNINGS": "ignore:No directory at",
-    }
-
-
-def database_recreate(args) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(f"{args.pg}/postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
-        cursor.execute(f'CREATE DATABASE "{args.database}"')
-    connection.close()
-
-
-def database_drop(args) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(f"{args.pg}/postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
-    connection.close()
 
 
 def build_study(args) -> tuple[list[str], dict]:
@@ -130,77 +96,30 @@ def build_study(args) -> tuple[list[str], dict]:
 
     django.setup()
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.db import connections
     from rest_framework.authtoken.models import Token
 
-    from labeler.common.scheme import study_scheme
-    from labeler.studies.frames import FrameQuery
-    from labeler.studies.sampling import SampleSpec
-    from labeler.studies.services import study_create, study_member_add
-    from mining.models import BugReport, Repository
-    from taxonomy.models import Codebook
+    from labeler.studies.services import study_member_add
 
-    call_command("migrate", verbosity=0)
-    call_command("load_codebook", builtin=["dl-performance-root-causes"], verbosity=0)
-    codebook = Codebook.objects.get(key="dl-performance-root-causes")
-    repositories = [
-        Repository.objects.create(owner=owner, name=name, full_name=f"{owner}/{name}")
-        for owner, name in (("pytorch", "pytorch"), ("tensorflow", "tensorflow"))
-    ]
-    BugReport.objects.bulk_create(
-        (
-            BugReport(
-                repository=repositories[number % 2],
-                number=number,
-                title=f"Step {number} gets slower after upgrading",
-                body="Steps to reproduce:\n\n```python\nmodel.fit(x)\n```\n" * 5,
-                state=BugReport.State.CLOSED,
-                labels=["type:performance"],
-                is_performance_candidate=True,
-            )
-            for number in range(1, args.items + 1)
-        ),
-        batch_size=5000,
-    )
-    study, _ = study_create(
-        slug="bench",
-        name="Bench",
-        codebook=codebook,
-        frame=FrameQuery(),
-        sample=SampleSpec(),
-        seed=1,
-        overlap=args.overlap,
+    study = study_with_reports(
+        args.items, args.overlap, ("pytorch/pytorch", "tensorflow/tensorflow")
     )
     tokens = []
     for index in range(args.annotators):
         user = get_user_model().objects.create_user(username=f"annotator{index}")
         study_member_add(study=study, user=user, role="annotator")
         tokens.append(Token.objects.create(user=user).key)
-    labels = {}
-    scheme = study_scheme(study=study)
-    for dimension in scheme.dimensions:
-        parents = {c.parent_id for c in scheme.categories[dimension.pk]}
-        leaf = next(c for c in scheme.categories[dimension.pk] if c.pk not in parents)
-        labels[dimension.key] = [leaf.path] if dimension.multiple else leaf.path
-    # A live database has planner statistics and a visibility map; a freshly loaded one gets
-    # them now, and writes its pages out, so that no checkpoint of the load lands in a run.
-    with connections["default"].cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-        cursor.execute("CHECKPOINT")
-    # The client processes are forked from this one: no open connection may be shared.
-    connections.close_all()
+    labels = study_labels(study)
+    # The client processes are forked from this one: database_settle() closes the connections.
+    database_settle()
     return tokens, labels
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
+def authorization(token: str) -> dict[str, str]:
+    return {"Authorization": f"Token {token}"}
 
 
 def request(connection, method: str, path: str, token: str, body: dict | None = None):
-    headers = {"Authorization": f"Token {token}"}
+    headers = authorization(token)
     payload = None
     if body is not None:
         payload = json.dumps(body)
@@ -313,14 +232,6 @@ def pooled(runs) -> tuple[dict[str, list[float]], list[str], float]:
     return latencies, errors, sum(elapsed for _, _, elapsed in runs)
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    if not values:
-        return float("nan")
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[round(fraction * 100) - 1]
-
-
 def figures(name: str, values: list[float], elapsed: float) -> str:
     return (
         f"  {name:<7} {len(values):>7} requests {len(values) / elapsed:>8.1f}/s   "
@@ -351,22 +262,6 @@ def over_assignment(env) -> tuple[int, int, int]:
         submitted = cursor.fetchone()[0]
     connection.close()
     return over, twice, submitted
-
-
-def wait_until_up(port: int, token: str, server: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {server.returncode}")
-        try:
-            connection = http.client.HTTPConnection(HOST, port, timeout=2)
-            status, _, _ = request(connection, "GET", "/api/ping/", token)
-            connection.close()
-            if status == 200:
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit("gunicorn did not answer within 60 s")
 
 
 class CpuShare:
@@ -433,48 +328,10 @@ class CpuShare:
         return max(0, busy - own) / total, steal / total
 
 
-def load_average() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min)"
-
-
-def wait_until_quiet(args) -> None:
-    """Other work on the machine takes CPU from both the app and the clients: wait it out."""
-    deadline = time.monotonic() + args.wait_seconds
-    while os.getloadavg()[0] > args.max_load and time.monotonic() < deadline:
-        print(f"waiting for a quiet machine: {load_average()}", flush=True)
-        time.sleep(15)
-    if os.getloadavg()[0] > args.max_load:
-        print(f"WARNING: the machine stayed busy; figures are skewed: {load_average()}")
-
-
-def gunicorn_start(args, env, port, app: tuple[str, ...] = ("config.wsgi",)) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            str(Path(PYTHON).with_name("gunicorn")),
-            *app,
-            "--bind",
-            f"{HOST}:{port}",
-            "--workers",
-            str(args.workers),
-            "--worker-class",
-            "gthread",
-            "--threads",
-            str(args.threads),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        cwd=ROOT,
-    )
-
-
 def drive_floor(args, env, tokens, labels):
     """The minimal view's clients against bench/floor_app.py under the same server settings."""
-    port = free_port()
-    server = gunicorn_start(args, env, port, app=("--pythonpath", str(ROOT / "bench"), "floor_app"))
-    try:
-        wait_until_up(port, tokens[0], server)
+    floor_app = ("--pythonpath", str(ROOT / "bench"), "floor_app")
+    with gunicorn_serving(args, env, "/api/ping/", authorization(tokens[0]), floor_app) as port:
         # A lower bound: measured on a quiet machine, once the app's load has settled.
         wait_until_quiet(args)
         drive(args, port, tokens, labels, "ping", seconds=args.warmup_seconds)
@@ -482,9 +339,6 @@ def drive_floor(args, env, tokens, labels):
         others.start()
         result = drive(args, port, tokens, labels, "ping")
         return (*result, others.stop())
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
 
 
 def report_labelling(title, latencies, errors, elapsed) -> None:
@@ -499,13 +353,14 @@ def report_labelling(title, latencies, errors, elapsed) -> None:
 
 def main() -> None:
     args = parse_args()
-    env = app_environment(args)
+    # Static files are not served here: never mind that they were not collected.
+    env = app_environment(args, PYTHONWARNINGS="ignore:No directory at")
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
 
     print(f"building {args.database}: {args.items} items, overlap {args.overlap} ...", flush=True)
-    database_recreate(args)
+    database(args, "create")
     try:
         built = time.monotonic()
         tokens, labels = build_study(args)
@@ -513,15 +368,12 @@ def main() -> None:
         run(args, env, tokens, labels)
     finally:
         if not args.keep_db:
-            database_drop(args)
+            database(args, "drop")
 
 
 def run(args, env, tokens, labels) -> None:
-    port = free_port()
-    server = gunicorn_start(args, env, port)
     loads = {}
-    try:
-        wait_until_up(port, tokens[0], server)
+    with gunicorn_serving(args, env, "/api/ping/", authorization(tokens[0])) as port:
         print(
             f"gunicorn on {HOST}:{port}: {args.workers} workers x {args.threads} threads; "
             f"{args.annotators} clients in {args.client_processes} processes, "
@@ -552,9 +404,6 @@ def run(args, env, tokens, labels) -> None:
         loads["after"] = load_average()
         if args.think_seconds:
             thinking = drive(args, port, tokens, labels, "label", think=args.think_seconds)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
     floor, floor_errors, floor_elapsed, others_floor = drive_floor(args, env, tokens, labels)
 
     over, twice, submitted = over_assignment(env)
