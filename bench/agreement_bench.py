@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_db import database
+from bench_db import database_arguments, django_on_database
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -51,9 +51,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL")
-    parser.add_argument("--database", default="labeler_agreement_bench")
-    parser.add_argument("--keep-db", action="store_true")
+    database_arguments(parser, "labeler_agreement_bench")
     return parser.parse_args()
 
 
@@ -304,15 +302,7 @@ def count_intervals(value) -> int:
 def main() -> None:
     args = parse_args()
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["DATABASE_URL"] = f"{args.pg}/{args.database}"
-    os.environ["CELERY_BROKER_URL"] = ""
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    database(args, "create")
-    try:
-        import django
-
-        django.setup()
+    with django_on_database(args):
         build(args)
         print(
             f"pinned to CPU {sorted(os.sched_getaffinity(0))} (one core); load average "
@@ -320,12 +310,6 @@ def main() -> None:
             f"{args.repeat} runs"
         )
         measure(args)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_db:
-            database(args, "drop")
 
 
 if __name__ == "__main__":
