@@ -119,12 +119,12 @@ def keyword_flags(*, report_ids: list[int], rule: str) -> dict[int, bool]:
     return {pk: any(flags) for pk, *flags in rows}
 
 
-def report_keys(*, report_ids: list[int]) -> dict[int, tuple[str, int]]:
-    """(OWNER/NAME, number) by report id."""
+def report_keys(*, report_ids: list[int]) -> dict[int, tuple[str, int, str]]:
+    """(OWNER/NAME, number, title) by report id."""
     rows = BugReport.objects.filter(pk__in=report_ids).values_list(
-        "pk", "repository__full_name", "number"
+        "pk", "repository__full_name", "number", "title"
     )
-    return {pk: (name, number) for pk, name, number in rows}
+    return {pk: (name, number, title) for pk, name, number, title in rows}
 
 
 def study_report_ids(*, study: Study) -> set[int]:

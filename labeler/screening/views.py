@@ -110,6 +110,7 @@ def _page(request, study, *, run: TriageRun | None, errors=(), form=None):
                 "id": pk,
                 "repository": keys[pk][0],
                 "number": keys[pk][1],
+                "title": keys[pk][2],
                 "score": score,
                 "in_study": pk in in_study,
             }

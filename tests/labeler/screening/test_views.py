@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import transaction
+from django.utils.html import escape
 
 from labeler.models import StudyBatch, TriageRun
 from labeler.screening.services import (
@@ -10,6 +11,7 @@ from labeler.screening.services import (
     triage_run_execute,
 )
 from labeler.studies.services import study_items_add
+from mining.models import BugReport
 from tests.labeler.screening.conftest import KINDS, label_items
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +53,8 @@ def test_the_page_shows_quality_estimates_and_the_ranking(client_as, world, done
     assert 'data-testid="prevalence-note"' not in text
     assert "Positives not yet labelled among the 140 scored reports" in text
     assert text.count('data-testid="ranked-row"') == 100
+    top = BugReport.objects.get(pk=done.scores[0][0])
+    assert f'<td data-testid="ranked-title">{escape(top.title)}</td>' in text
 
 
 def test_a_wrong_form_is_a_400_naming_the_field(client_as, world):
@@ -130,7 +134,8 @@ def test_a_runs_page_links_its_ranked_reports_and_keeps_its_request_in_the_form(
     text = client_as("lead").get(f"/studies/{world.study.slug}/triage/{run.pk}/").content.decode()
     top, score = run.scores[0]
     number = world.report_ids.index(top) + 1
-    assert f'<a href="/reports/{top}/">octo/torch#{number}</a></td><td>{score:.3f}</td>' in text
+    assert f'<a href="/reports/{top}/">octo/torch#{number}</a></td>' in text
+    assert f"<td>{score:.3f}</td>" in text
     assert text.count('data-testid="ranked-row"') == len(run.scores) < 100
     assert '<option value="memory/leak" selected>' in text
     assert 'value="q=word399"' in text and 'value="0.3"' in text
