@@ -140,6 +140,41 @@ def triage_run_get(*, study: Study, run_id: int) -> TriageRun:
     return TriageRun.objects.select_related("created_by").get(study=study, pk=run_id)
 
 
+# The order the API gives a run's model in (the database's jsonb keeps its own): the issue's
+# contract first, {"labels", "positives", "cv": {"auc", "average_precision", "precision",
+# "recall"}, "keyword_rule": {"precision", "recall"}}, then the rest.
+MODEL_ORDER = {
+    "labels": None,
+    "positives": None,
+    "cv": ("auc", "average_precision", "precision", "recall", "threshold", "folds"),
+    "keyword_rule": ("precision", "recall", "rule"),
+    "calibration": None,
+    "top_words": None,
+    "training_seconds": None,
+    "scoring_seconds": None,
+}
+
+
+def _in_order(model: dict | None, order: dict) -> dict | None:
+    """`model` with its keys (and those of the parts `order` names) in that order; any other
+    key after them."""
+    if model is None:
+        return None
+    ordered = {}
+    for key, inner in order.items():
+        if key in model:
+            value = model[key]
+            if inner is not None and isinstance(value, dict):
+                value = _first(value, inner)
+            ordered[key] = value
+    return ordered | {key: value for key, value in model.items() if key not in ordered}
+
+
+def _first(values: dict, keys) -> dict:
+    """`values` with `keys` first, in that order."""
+    return {key: values[key] for key in keys if key in values} | values
+
+
 def triage_run_answer(*, run: TriageRun, limit: int | None = None) -> dict:
     """A run as the API and the command give it: its request and state, and once done
     {"model", "scores" (highest first, `limit` of them if given), "estimate"}."""
@@ -160,7 +195,7 @@ def triage_run_answer(*, run: TriageRun, limit: int | None = None) -> dict:
         "error": run.error,
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-        "model": run.result.get("model") if done else None,
+        "model": _in_order(run.result.get("model"), MODEL_ORDER) if done else None,
         "scores": [
             {"repository": keys[pk][0], "number": keys[pk][1], "score": score}
             for pk, score in ranked

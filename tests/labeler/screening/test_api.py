@@ -92,3 +92,13 @@ def test_a_batch_request_is_checked(api_client_as, world, done):
 def test_a_run_of_another_study_is_not_found(api_client_as, world, done):
     response = api_client_as("lead").get(f"/api/studies/{world.study.slug}/triage/{done.pk + 99}/")
     assert response.status_code == 404
+
+
+def test_the_model_reads_in_the_contracts_order(api_client_as, world, done):
+    # The database keeps jsonb keys in its own order; the API gives the issue's.
+    model = api_client_as("lead").get(f"/api/studies/{world.study.slug}/triage/{done.pk}/")
+    model = model.json()["model"]
+    assert list(model)[:4] == ["labels", "positives", "cv", "keyword_rule"]
+    assert list(model["cv"])[:4] == ["auc", "average_precision", "precision", "recall"]
+    assert list(model["keyword_rule"])[:2] == ["precision", "recall"]
+    assert set(model) == set(done.result["model"])
