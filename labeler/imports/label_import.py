@@ -250,7 +250,7 @@ def _collector_paused():
 CHECK_PROGRESS_EVERY = 10_000
 
 
-def annotation_import(
+def label_import_store(
     *,
     study: Study,
     data: bytes,

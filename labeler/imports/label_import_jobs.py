@@ -1,12 +1,12 @@
 """Writes of background label imports: a job created with its file, then run by the task
-(labeler.imports.tasks.label_import_run) through annotation_import, all rows or none.
+(labeler.imports.tasks.label_import_run) through label_import_store, all rows or none.
 
 Locks: running claims the job with one UPDATE on its row (queued or running: a worker killed
 mid-run leaves it running, and nothing written); the job is marked done in the transaction
 that writes its labels, under its row lock (SELECT ... FOR UPDATE), so a task run twice
 never writes them twice: the second finds it done and stops, or, started while the first
 was writing, waits for that lock, finds it done and undoes its own writes. The import's
-item locks are annotation_import's.
+item locks are label_import_store's.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.utils import timezone
 from labeler.imports.label_import import (
     AnnotationImportError,
     ImportSummary,
-    annotation_import,
+    label_import_store,
 )
 from labeler.models import LabelImportJob, Study
 
@@ -111,7 +111,7 @@ def label_import_job_run(*, job_id: int) -> str:
         )
 
     try:
-        annotation_import(
+        label_import_store(
             study=job.study,
             data=bytes(job.data),
             source=job.file_name,

@@ -19,7 +19,7 @@ from labeler.common.views import require_lead
 from labeler.imports.forms import LabelsImportForm
 from labeler.imports.label_import import (
     AnnotationImportError,
-    annotation_import,
+    label_import_store,
     labels_csv_example,
 )
 from labeler.imports.label_import_jobs import WEB_MISSING_HINT, label_import_job_create
@@ -61,7 +61,7 @@ def study_import(request, slug: str):
                     enqueue_label_import(job.pk)
                 return redirect("studies:import-job", slug=study.slug, job_id=job.pk)
             try:
-                summary = annotation_import(
+                summary = label_import_store(
                     study=study,
                     data=data,
                     source=upload.name,

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from labeler.adjudication.services import final_labels_import
 from labeler.common.label_csv import AnnotationFileError
-from labeler.imports.label_import import annotation_import
+from labeler.imports.label_import import label_import_store
 from labeler.models import Study
 
 
@@ -51,7 +51,7 @@ class Command(BaseCommand):
                     f"{done.replaced} automatic or earlier ones replaced)"
                 )
                 return
-            summary = annotation_import(
+            summary = label_import_store(
                 study=study,
                 data=data,
                 source=str(file),

@@ -11,7 +11,7 @@ from labeler.adjudication.services import (
     study_majority_set,
 )
 from labeler.common.label_csv import AnnotationFileError
-from labeler.imports.label_import import annotation_import
+from labeler.imports.label_import import label_import_store
 from labeler.labelling.services import assignment_next, assignment_submit
 from labeler.models import FinalLabel, FinalLabelEvent, Study, StudyItem
 from tests.labeler.factories import LabellingStudyFactory, StudyItemFactory, UserFactory
@@ -404,7 +404,7 @@ def test_imported_labels_that_complete_an_item_are_decided_like_the_apps():
         "pytorch/pytorch#1,bob,impact,speed\n"
     )
 
-    annotation_import(study=study, data=csv.encode(), source="old.csv")
+    label_import_store(study=study, data=csv.encode(), source="old.csv")
 
     item.refresh_from_db()
     assert item.adjudicated_at is None

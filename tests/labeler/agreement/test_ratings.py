@@ -14,7 +14,7 @@ from labeler.agreement.ratings import (
     study_ratings,
 )
 from labeler.common.scheme import study_scheme
-from labeler.imports.label_import import annotation_import
+from labeler.imports.label_import import label_import_store
 from labeler.labelling.services import assignment_next, assignment_skip, assignment_submit
 from labeler.models import StudyItem
 from tests.labeler.factories import (
@@ -131,7 +131,7 @@ def test_imported_labels_are_ratings_like_the_apps(stage_study):
         "pytorch/pytorch#7,old-a,root-cause,memory/leak\n"
         "pytorch/pytorch#7,old-b,root-cause,threading\n"
     )
-    annotation_import(study=stage_study, data=csv.encode(), source="old.csv")
+    label_import_store(study=stage_study, data=csv.encode(), source="old.csv")
     item = StudyItem.objects.get(study=stage_study, report__repository=repository)
 
     assert ratings_of(stage_study)["root-cause"][item.pk] == {

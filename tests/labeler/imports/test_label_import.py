@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from labeler.common.label_csv import MAX_PROBLEMS
-from labeler.imports.label_import import AnnotationImportError, annotation_import
+from labeler.imports.label_import import AnnotationImportError, label_import_store
 from labeler.labelling.services import assignment_expire_stale, assignment_next
 from labeler.models import (
     Annotation,
@@ -27,7 +27,7 @@ HEADER = "item,annotator,dimension,value,note\n"
 
 
 def run(study, text, **options):
-    return annotation_import(study=study, data=text.encode(), source="l.csv", **options)
+    return label_import_store(study=study, data=text.encode(), source="l.csv", **options)
 
 
 def problems(study, text, **options):
@@ -147,7 +147,7 @@ def test_a_file_that_cannot_be_read_is_one_problem(sheet_study):
     data = (HEADER + "pytorch/pytorch#1,J\u00e9r\u00f4me,root-cause,leak,\n").encode("latin-1")
 
     with pytest.raises(AnnotationImportError) as error:
-        annotation_import(study=sheet_study, data=data, source="l.csv")
+        label_import_store(study=sheet_study, data=data, source="l.csv")
 
     assert error.value.problems == ["l.csv:2: not UTF-8 (byte 0xe9); save the file as UTF-8"]
     assert error.value.count == 1
@@ -307,7 +307,7 @@ def test_labels_credited_to_an_existing_annotator_record_the_import(sheet_study)
     alice = annotator_of(sheet_study, "alice")
     data = (HEADER + "pytorch/pytorch#1,alice,root-cause,threading,\n").encode()
 
-    annotation_import(study=sheet_study, data=data, source="old.csv")
+    label_import_store(study=sheet_study, data=data, source="old.csv")
 
     version = AnnotationVersion.objects.get(annotator=alice)
     assert (version.imported.imported_by, version.imported.file_name) == (None, "old.csv")
@@ -411,7 +411,7 @@ def test_the_example_for_a_study_is_a_file_it_imports(key):
     StudyItemFactory(study=study, report=BugReportFactory(number=7))
     example = labels_csv_example(study=study)
 
-    summary = annotation_import(study=study, data=example.encode(), source="example.csv")
+    summary = label_import_store(study=study, data=example.encode(), source="example.csv")
 
     assert summary.submissions == 2
     assert summary.rows == 2 * codebook.dimensions.count()

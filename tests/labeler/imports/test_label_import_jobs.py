@@ -108,7 +108,7 @@ def test_past_its_time_limit_the_task_fails_the_job_and_nothing_is_written(
         options["progress"](3)
         raise SoftTimeLimitExceeded
 
-    monkeypatch.setattr("labeler.imports.label_import_jobs.annotation_import", slow)
+    monkeypatch.setattr("labeler.imports.label_import_jobs.label_import_store", slow)
     assert tasks.label_import_run.apply(args=(job.pk,)).get() == "failed"
 
     job.refresh_from_db()
