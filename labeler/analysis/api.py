@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from config.names import closest_name
 from labeler.analysis.comparison import comparison_json, reports_compare
-from labeler.analysis.groups import report_groups
+from labeler.analysis.groups import groups_prioritised, report_groups
 
 QUERY_HELP = (
     "A group, in the query string syntax of /api/reports/ (URL-encoded as a whole), e.g. "
@@ -53,10 +53,19 @@ class MeasureSerializer(serializers.Serializer):
     )
 
 
+class PrioritisedSerializer(serializers.Serializer):
+    studies = serializers.ListField(child=serializers.CharField())
+    note = serializers.CharField(allow_null=True)
+
+
 class ComparisonSerializer(serializers.Serializer):
     a = GroupSerializer()
     b = GroupSerializer()
     measures = MeasureSerializer(many=True)
+    prioritised = PrioritisedSerializer(
+        help_text="The studies a group names (study=SLUG) of which a screening model drew some "
+        "items: a group of their items is no random sample of the frame, and `note` says so."
+    )
 
 
 # DRF's own: ?format=json picks the renderer.
@@ -89,4 +98,7 @@ class ReportCompareView(APIView):
             queries={"a": form.validated_data["a"], "b": form.validated_data["b"]},
             user=request.user,
         )
-        return Response(comparison_json(reports_compare(a=a, b=b)))
+        prioritised = groups_prioritised(
+            queries=[form.validated_data["a"], form.validated_data["b"]]
+        )
+        return Response({**comparison_json(reports_compare(a=a, b=b)), "prioritised": prioritised})

@@ -23,10 +23,26 @@ from labeler.analysis.tabulation import covers
 from labeler.common.permissions import study_get_for_user
 from labeler.common.scheme import Scheme, closest, study_scheme
 from labeler.models import Study
+from labeler.screening.selectors import studies_with_prioritised_batches
 from mining.models import BugReport
 from mining.selectors import reports_filtered, reports_imported
 
 STUDY_PARAMETERS = ("study", "final", "final_not")
+
+
+def groups_prioritised(*, queries: list[str]) -> dict:
+    """{"studies": the slugs the groups name (`study=SLUG`) that have a batch drawn by a
+    screening model, "note": what that means for the comparison, or null}."""
+    studies = studies_with_prioritised_batches(queries=queries)
+    its, studys = ("its", "study's") if len(studies) == 1 else ("their", "studies'")
+    note = (
+        f"{', '.join(studies)}: some of {its} items were drawn by a screening model, not at "
+        f"random, and a group of {its} items includes them: the comparison describes the "
+        f"{studys} items, not the frame's population."
+        if studies
+        else None
+    )
+    return {"studies": studies, "note": note}
 
 
 @dataclass(frozen=True)

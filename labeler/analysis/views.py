@@ -17,7 +17,7 @@ from config.csp import chart_styles
 from labeler.adjudication.selectors import study_final_labels
 from labeler.analysis.comparison import reports_compare, reports_trend
 from labeler.analysis.forms import StudyAnalysisForm
-from labeler.analysis.groups import report_group, report_groups
+from labeler.analysis.groups import groups_prioritised, report_group, report_groups
 from labeler.analysis.study import LEVELS, study_crosstab, study_label_counts
 from labeler.common.permissions import (
     access_figures_final_only,
@@ -28,7 +28,6 @@ from labeler.common.scheme import study_scheme
 from labeler.models import Study
 from labeler.screening.selectors import (
     prioritised_batches,
-    studies_with_prioritised_batches,
 )
 from mining.filters import ReportFilter
 from mining.selectors import report_repository_names
@@ -127,9 +126,7 @@ def _compare(user, queries: dict[str, str], of: str) -> dict:
     trend = reports_trend(groups=within, base=base.reports)
     return {
         "comparison": reports_compare(a=a, b=b),
-        "prioritised_studies": studies_with_prioritised_batches(
-            queries=[queries[name] for name in GROUPS]
-        ),
+        "prioritised": groups_prioritised(queries=[queries[name] for name in GROUPS]),
         "trend": trend,
         "trend_rows": trend_rows(trend),
         "trend_base": f"the reports of “{of}”" if of else "every imported report",

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.commands import READING_COMMAND_CHECKS
 from labeler.analysis.comparison import MEASURE_LABELS, comparison_json, reports_compare
-from labeler.analysis.groups import report_groups
+from labeler.analysis.groups import groups_prioritised, report_groups
 
 QUERY_HELP = (
     "the group's filters in the query string syntax of /api/reports/, e.g. "
@@ -54,10 +54,14 @@ class Command(BaseCommand):
                 )
             ) from error
         comparison = reports_compare(a=a, b=b)
+        prioritised = groups_prioritised(queries=[options["a"], options["b"]])
         if options["json"]:
-            self.stdout.write(json.dumps(comparison_json(comparison), indent=2))
+            answer = {**comparison_json(comparison), "prioritised": prioritised}
+            self.stdout.write(json.dumps(answer, indent=2))
             return
         self.stdout.write(self._table(comparison))
+        if prioritised["note"]:
+            self.stdout.write(f"Note: {prioritised['note']}")
 
     def _table(self, comparison: dict) -> str:
         lines = [

@@ -35,7 +35,9 @@ def twelve_torch_reports():
 
 def expected(a, b, user=None):
     first, second = report_groups(queries={"a": a, "b": b}, user=user)
-    return comparison_json(reports_compare(a=first, b=second))
+    # No group here names a study a screening model drew items of (tests/labeler/screening).
+    no_model = {"studies": [], "note": None}
+    return {**comparison_json(reports_compare(a=first, b=second)), "prioritised": no_model}
 
 
 @pytest.mark.parametrize("role", ["annotator", "lead", "researcher", "admin_user"])
@@ -46,7 +48,7 @@ def test_every_signed_in_user_compares_reports(request, twelve_torch_reports, ro
     body = response.json()
     assert body == expected(A, B)
     assert body["a"] == {"query": A, "n": 4} and body["b"]["n"] == 6
-    assert set(body) == {"a", "b", "measures"}
+    assert set(body) == {"a", "b", "measures", "prioritised"}
     assert [row["measure"] for row in body["measures"]] == [
         "time_to_fix_days",
         "fix_size_lines",
