@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import Conflict, RejectUnknownFieldsMixin
-from labeler.agreement.planning import PLANNED, plan_before, shares_from_text
+from labeler.agreement.planning import PLANNED, plan_before_asked, shares_from_text
 from labeler.agreement.ratings import (
     BOOTSTRAP,
     BY,
@@ -148,17 +148,7 @@ class DoubleCodingPlanView(APIView):
     def get(self, request):
         query = DoubleCodingPlanQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        data = query.validated_data
-        return Response(
-            plan_before(
-                expected=data["expected"],
-                shares=data["shares"],
-                half_width_wanted=data["half_width"],
-                annotators=data["annotators"],
-                coefficient=data["coefficient"],
-                seed=data["seed"],
-            )
-        )
+        return Response(plan_before_asked(query.validated_data))
 
 
 urlpatterns = [

@@ -135,6 +135,19 @@ def plan_before(
     }
 
 
+def plan_before_asked(asked: dict) -> dict:
+    """plan_before on what the plan page's form or the plan API's query asked: expected,
+    shares, half_width, annotators, coefficient, seed."""
+    return plan_before(
+        expected=asked["expected"],
+        shares=asked["shares"],
+        half_width_wanted=asked["half_width"],
+        annotators=asked["annotators"],
+        coefficient=asked["coefficient"],
+        seed=asked["seed"],
+    )
+
+
 def plan_during(
     *, items: int, ci95: Sequence[float] | None, half_width_wanted: float
 ) -> dict | None:

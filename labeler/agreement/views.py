@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from config.csp import chart_styles
-from labeler.agreement.planning import MAX_SHARES, PLANNED, plan_before, shares_from_text
+from labeler.agreement.planning import MAX_SHARES, PLANNED, plan_before_asked, shares_from_text
 from labeler.agreement.ratings import (
     BOOTSTRAP,
     WINDOW_MIN,
@@ -455,14 +455,6 @@ def double_coding_plan_page(request, slug: str):
     form = DoubleCodingPlanForm(request.GET if asked else None, initial=PLAN_EXAMPLE)
     plan = None
     if asked and form.is_valid():
-        data = form.cleaned_data
-        plan = plan_before(
-            expected=data["expected"],
-            shares=data["shares"],
-            half_width_wanted=data["half_width"],
-            annotators=data["annotators"],
-            coefficient=data["coefficient"],
-            seed=data["seed"],
-        )
+        plan = plan_before_asked(form.cleaned_data)
         plan["coefficient_name"] = PLANNED_NAMES[plan["coefficient"]]
     return render(request, "labeler/agreement_plan.html", context | {"form": form, "plan": plan})
