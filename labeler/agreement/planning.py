@@ -17,7 +17,10 @@ independently. Every annotator then uses each category at its share, and two ann
 agree beyond chance by exactly `expected` (their Scott's pi, Fleiss' kappa and, for large n,
 alpha and Cohen's kappa equal it). For two annotators and two categories this is the model
 of Bloch & Kraemer's large-sample variance of kappa, which the tests check the simulation
-against.
+against. They also check it against the sample sizes of kappaSize (Rotondi & Donner 2012;
+the tables of Donner & Rotondi 2010), whose criterion (both expected limits within +-h, the
+variance taken at the limits) is conservative: the plan asks for 68-96% of its items, and at the
+plan's number the 95% range of Fleiss' kappa over simulated studies is +-h, within 10%.
 
 During labelling (`plan_during`): the interval the study reports now has half-width h on n
 items; at today's agreement h shrinks as 1/sqrt(n), so n (h / wanted)^2 items reach the
