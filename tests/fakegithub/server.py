@@ -120,6 +120,8 @@ class FakeGitHub:
         # Seconds to hold each answer back, given (path, GraphQL variables); see `slow_down`.
         self.delay: Callable[[str, dict], float] | None = None
         self.released = threading.Event()
+        # GraphQL variables of the requests being held back now (see `slow_down`).
+        self.holding: list[dict] = []
         self._walks: dict[tuple, list] = {}
         self.lock = threading.Lock()
         self.server = _QuietServer(("127.0.0.1", 0), self._handler())
@@ -211,7 +213,13 @@ class FakeGitHub:
         variables = _variables(body) if kind == "graphql" else {}
         delay, released = self.delay, self.released
         if delay is not None:
-            released.wait(delay(parsed.path, variables))
+            with self.lock:
+                self.holding.append(variables)
+            try:
+                released.wait(delay(parsed.path, variables))
+            finally:
+                with self.lock:
+                    self.holding.remove(variables)
         with self.lock:
             status, headers, payload = self._answer(handler, method, parsed.path, query, body, kind)
             sent = {

@@ -49,6 +49,14 @@ def wait_for(condition, timeout: float, job: ImportJob) -> None:
     raise AssertionError(f"timed out: {job.status} {job.reports_done} {job.error_reason}")
 
 
+def wait_until(condition, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.05)
+
+
 def test_import_runs_on_a_real_worker(workers, fake_github):
     github_data.add_issues(fake_github, REPO, 180, comments=2)
     workers()
@@ -72,7 +80,8 @@ def test_worker_killed_mid_import_is_redelivered_and_resumes_from_its_checkpoint
     job = import_job_create(repository_full_name=REPO)
     enqueue(job.pk)
     wait_for(lambda j: j.reports_done >= 200, 20, job)
-    time.sleep(0.3)
+    # The kill lands while the worker waits for the third page, not between two steps.
+    wait_until(lambda: any(v.get("after") == "200" for v in fake_github.holding), 20)
     os.kill(first.pid, signal.SIGKILL)
     first.wait(timeout=10)
     job.refresh_from_db()
