@@ -206,7 +206,7 @@ def build(args) -> None:
 
 # The CSV export's columns and cells (without annotators), written by hand as one query with
 # a lateral join for the fix links: the same text in every cell (times in ISO 8601 UTC, several
-# values joined with `;`, names as "Crash > crash x"), as `same_rows` checks.
+# values joined with `;`, names as "Crash > crash x"), as `first_difference` checks.
 COPY_SQL = """
 COPY (
 SELECT repository.full_name AS repository, report.number, report.html_url AS url, report.title,
@@ -230,7 +230,9 @@ SELECT repository.full_name AS repository, report.number, report.html_url AS url
            AS candidate_rules,
        (item.adjudicated_at IS NOT NULL)::text AS final,
        cause.paths AS cause, cause.names AS "cause.names", cause.method AS "cause.method",
-       impact.paths AS impact, impact.names AS "impact.names", impact.method AS "impact.method"
+       cause.reason AS "cause.reason", cause.rationale AS "cause.rationale",
+       impact.paths AS impact, impact.names AS "impact.names", impact.method AS "impact.method",
+       impact.reason AS "impact.reason", impact.rationale AS "impact.rationale"
 FROM labeler_studyitem item
 JOIN mining_bugreport report ON report.id = item.report_id
 JOIN mining_repository repository ON repository.id = report.repository_id
@@ -251,13 +253,15 @@ ORDER BY item.id
 ) TO STDOUT WITH CSV HEADER
 """
 
-# One dimension's final label: key paths, their names (parent's name > name) and the method.
+# One dimension's final label: key paths, their names (parent's name > name), the method, and
+# an adjudication's reason and rationale.
 FINAL_LABEL_JOIN = """
 LEFT JOIN LATERAL (
     SELECT string_agg(t.path, ';' ORDER BY n) AS paths,
            string_agg(coalesce(parent.name || ' > ', '') || category.name, ';' ORDER BY n)
                AS names,
-           min(final.method) AS method
+           min(final.method) AS method, min(final.reason) AS reason,
+           min(final.rationale) AS rationale
     FROM labeler_finallabel final
     CROSS JOIN jsonb_array_elements_text(final."values") WITH ORDINALITY AS t(path, n)
     JOIN taxonomy_category category ON category.dimension_id = final.dimension_id
@@ -273,14 +277,31 @@ ISO_TIME = (
 )
 
 
-def same_rows(copied: Path, exported: Path) -> bool:
-    """Whether two CSV files hold the same rows once read (COPY quotes empty text, and ends
-    lines with LF where the export writes CRLF)."""
+def first_difference(copied: Path, exported: Path) -> str | None:
+    """Where two CSV files first differ once read (COPY quotes empty text, and ends lines with
+    LF where the export writes CRLF): "row R, column C: 'copy' != 'export'", or None when
+    they hold the same rows."""
     with (
         copied.open(newline="", encoding="utf-8") as a,
         exported.open(newline="", encoding="utf-8") as b,
     ):
-        return all(x == y for x, y in itertools.zip_longest(csv.reader(a), csv.reader(b)))
+        reader_a, reader_b = csv.reader(a), csv.reader(b)
+        header = next(reader_b, [])
+        for number, (x, y) in enumerate(
+            itertools.zip_longest(
+                itertools.chain([next(reader_a, None)], reader_a),
+                itertools.chain([header], reader_b),
+            )
+        ):
+            if x == y:
+                continue
+            if x is None or y is None:
+                return f"row {number}: only in {'the export' if x is None else 'COPY'}"
+            for column, (cell_a, cell_b) in enumerate(itertools.zip_longest(x, y)):
+                if cell_a != cell_b:
+                    name = header[column] if column < len(header) else f"#{column}"
+                    return f"row {number}, column {name}: {cell_a!r} (COPY) != {cell_b!r}"
+        return None
 
 
 # Runs its arguments as a command and prints the command's wall time, peak resident memory
@@ -363,8 +384,8 @@ def measure(args) -> None:
                 f"export_dataset {label:<28}{items / elapsed:10,.0f} rows/s end to end, peak "
                 f"RSS {peak / 2**20:5.0f} MB, {timed[label][0][2] / 2**20:6.1f} MB written"
             )
-        same = same_rows(copied, Path(directory) / "bench.csv")
-        print(f"COPY's rows and cells are the export's CSV's: {'yes' if same else 'NO'}")
+        difference = first_difference(copied, Path(directory) / "bench.csv")
+        print(f"COPY's rows and cells are the export's CSV's: {difference or 'yes'}")
 
     for fmt in ("csv", "json", "jsonl"):
         export = Export(study=study, fmt=fmt, options=ExportOptions())
