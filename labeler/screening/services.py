@@ -301,11 +301,17 @@ def _score(run: TriageRun, training: _Training, step: Callable[[int, str], None]
     for start in range(0, len(wanted), SCORE_CHUNK):
         ids = wanted[start : start + SCORE_CHUNK]
         chunk_texts = report_texts(report_ids=ids)
-        values = model.score(training.fitted, [chunk_texts[pk] for pk in ids])
-        ranking.update(zip(ids, values.tolist(), strict=True))
-        unlabelled = [pk for pk in ids if pk not in labelled_set]
-        averaged = model.fold_average(training.fold_models, [chunk_texts[pk] for pk in unlabelled])
-        held_out.update(zip(unlabelled, averaged.tolist(), strict=True))
+        # One tokenizing of the chunk for the final model and the fold models alike.
+        by_model = model.scores(
+            [training.fitted, *training.fold_models], [chunk_texts[pk] for pk in ids]
+        )
+        ranking.update(zip(ids, by_model[0].tolist(), strict=True))
+        averaged = by_model[1:].mean(axis=0)
+        held_out.update(
+            (pk, float(value))
+            for pk, value in zip(ids, averaged, strict=True)
+            if pk not in labelled_set
+        )
         step(60 + int(30 * (start + len(ids)) / max(1, len(wanted))), "scoring")
     return _Scoring(
         scored_ids=scored_ids,

@@ -105,3 +105,35 @@ def test_unlabelled_reports_meet_out_of_fold_scores_as_their_like():
     full = model.score(model.train(labelled, truth[:300]), unlabelled)
     assert abs(oof.mean() - averaged.mean()) < abs(oof.mean() - full.mean())
     assert model.fold_average(models, []).shape == (0,)
+
+
+def test_scoring_with_several_models_tokenizes_once_and_gives_each_models_own_scores():
+    # The fold models know different words (each was fitted on other reports); the union of
+    # their vocabularies, sliced per model, must give exactly the pipeline's probabilities,
+    # also for a report with no known word, an empty one, and words in other cases.
+    texts, truth = synthetic_reports(600, prevalence=0.2, seed=2)
+    # Words in two reports each: a fold model knows one when both are in its training folds.
+    texts = [
+        f"{text} rare{index // 6}" if index % 3 == 0 else text for index, text in enumerate(texts)
+    ]
+    _, folds = model.cross_fit(texts, truth)
+    fitted = model.train(texts, truth)
+    models = [fitted, *folds]
+    vocabularies = [set(m.named_steps["tfidf"].vocabulary_) for m in models]
+    assert any(v != vocabularies[0] for v in vocabularies[1:])
+    unseen, _ = synthetic_reports(200, prevalence=0.3, seed=3)
+    unseen += ["", "zzz nothing known", texts[0].upper(), "\n".join(texts[:3])]
+    together = model.scores(models, unseen)
+    assert together.shape == (len(models), len(unseen))
+    for row, each in zip(together, models, strict=True):
+        assert np.abs(row - each.predict_proba(unseen)[:, 1]).max() < 1e-12
+    assert model.fold_average(folds, unseen) == pytest.approx(together[1:].mean(axis=0), abs=1e-12)
+    assert model.scores(models, []).shape == (len(models), 0)
+
+
+def test_models_that_tokenize_differently_are_not_scored_together():
+    texts, truth = synthetic_reports(300, seed=4)
+    fitted = model.train(texts, truth)
+    other = model.pipeline().set_params(tfidf__lowercase=False).fit(texts, truth)
+    with pytest.raises(ValueError, match="tokenize differently"):
+        model.scores([fitted, other], texts[:5])
