@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from labeler.models import StudyBatch, TriageRun
+from tests.labeler.factories import CategoryFactory, DimensionFactory
 from tests.labeler.screening.conftest import world  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -59,3 +60,42 @@ def test_a_class_with_too_few_labels_is_refused_on_the_form(wide, offline, sign_
     assert not TriageRun.objects.exists()
     if SCREENSHOT:
         page.screenshot(path=f"{SCREENSHOT}-refused.png")
+
+
+def test_the_positive_class_is_chosen_among_the_chosen_dimensions_categories(
+    wide,
+    offline,
+    sign_in,
+    lead,
+    world,  # noqa: F811
+):
+    # A second single-select dimension beside root-cause.
+    symptom_dimension = DimensionFactory(
+        codebook=world.study.codebook, key="symptom", name="Symptom", position=2
+    )
+    CategoryFactory(dimension=symptom_dimension, key="slow", parent=None, position=0)
+    CategoryFactory(dimension=symptom_dimension, key="crash", parent=None, position=1)
+    world.study.dimensions.add(symptom_dimension)
+    sign_in(lead)
+    page = wide
+    page.goto(f"/studies/{world.study.slug}/triage/")
+    dimension = page.locator("select[name=dimension]")
+    positive = page.locator("select[name=positive]")
+    expect(dimension).to_have_value("root-cause")
+    root_cause = positive.locator("optgroup[data-dimension=root-cause]")
+    symptom = positive.locator("optgroup[data-dimension=symptom]")
+    expect(root_cause).to_be_enabled()
+    expect(symptom).to_be_disabled()
+    positive.select_option("memory/leak")
+
+    dimension.select_option("symptom")
+    expect(root_cause).to_be_disabled()
+    expect(symptom).to_be_enabled()
+    expect(positive).to_have_value("slow")
+
+    dimension.select_option("root-cause")
+    expect(positive).to_have_value("memory")
+    positive.select_option("memory")
+    page.get_by_test_id("triage-start").click()
+    expect(page.get_by_test_id("triage-quality")).to_be_visible()
+    assert TriageRun.objects.get().dimension == "root-cause"
