@@ -35,13 +35,11 @@ import time
 from pathlib import Path
 
 from bench_db import database_arguments, django_on_database
+from simulated_ratings import ANNOTATORS, LEAVES, TOPS, simulated, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-ANNOTATORS = ("ada", "grace", "linus")
-TOPS = ("crash", "hang", "leak", "wrong")
-LEAVES = "xyz"
 CHUNK = 50_000
 
 
@@ -53,27 +51,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     database_arguments(parser, "labeler_agreement_bench")
     return parser.parse_args()
-
-
-def simulated(items: int, seed: int):
-    """(item index, annotator index, category path) of every rating given."""
-    import numpy as np
-
-    categories = [f"{top}/{top}-{leaf}" for top in TOPS for leaf in LEAVES]
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, len(categories), size=items)
-    given = np.where(
-        rng.random((items, len(ANNOTATORS))) < 0.7,
-        truth[:, np.newaxis],
-        rng.integers(0, len(categories), size=(items, len(ANNOTATORS))),
-    )
-    rated = rng.random((items, len(ANNOTATORS))) >= 0.1
-    return categories, [
-        (item, a, categories[given[item, a]])
-        for item in range(items)
-        for a in range(len(ANNOTATORS))
-        if rated[item, a]
-    ]
 
 
 # Every rating a submission as the app stores it: its assignment, its first version, its
@@ -158,7 +135,7 @@ def build(args) -> None:
     )
     items = list(study.items.order_by("position").values_list("pk", flat=True))
     users = [get_user_model().objects.create_user(username=name) for name in ANNOTATORS]
-    _, ratings = simulated(args.items, args.seed)
+    ratings = simulated(args.items, args.seed)
     start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
     with transaction.atomic(), connection.cursor() as cursor:
         for offset in range(0, len(ratings), CHUNK):
@@ -190,15 +167,6 @@ def build(args) -> None:
         f"study: {args.items:,} items, {len(ANNOTATORS)} annotators, 12 categories under 4, "
         f"{len(ratings):,} ratings ({1 - len(ratings) / (args.items * 3):.1%} missing)"
     )
-
-
-def timed(repeat: int, run):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def measure(args) -> None:

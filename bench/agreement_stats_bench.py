@@ -23,9 +23,7 @@ one core; the database read that feeds them is benchmarked elsewhere.
 import argparse
 import json
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
+from simulated_ratings import ANNOTATORS, CATEGORIES, simulated, timed  # noqa: E402
 
 from labeler.agreement.statistics import (  # noqa: E402
     agreement,
@@ -41,38 +40,13 @@ from labeler.agreement.statistics import (  # noqa: E402
     top_level,
 )
 
-ANNOTATORS = ("ada", "grace", "linus")
-CATEGORIES = tuple(f"{top}/{leaf}" for top in ("crash", "hang", "leak", "wrong") for leaf in "xyz")
-
 
 def study(items: int, seed: int) -> dict:
     """{item id: {username: category path}}, items with no rating left out."""
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, len(CATEGORIES), size=items)
-    given = np.where(
-        rng.random((items, len(ANNOTATORS))) < 0.7,
-        truth[:, np.newaxis],
-        rng.integers(0, len(CATEGORIES), size=(items, len(ANNOTATORS))),
-    )
-    rated = rng.random((items, len(ANNOTATORS))) >= 0.1
-    ratings = {}
-    for item in range(items):
-        by_annotator = {
-            name: CATEGORIES[given[item, a]] for a, name in enumerate(ANNOTATORS) if rated[item, a]
-        }
-        if by_annotator:
-            ratings[item] = by_annotator
+    ratings: dict = {}
+    for item, annotator, path in simulated(items, seed):
+        ratings.setdefault(item, {})[ANNOTATORS[annotator]] = path
     return ratings
-
-
-def timed(repeat: int, run):
-    """The median time of `repeat` runs of run(), and its last result."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main() -> None:
