@@ -21,8 +21,14 @@ export function openDialog(title, body, action, okText) {
   }
 }
 
+// What gets the focus back once the dialog is closed (wireDialog's onClose).
+let refocus = () => {};
+
+// The focus goes back at once: left on the closed dialog's field until its "close" event (a
+// later task), a key pressed meanwhile would be taken for typing and lost.
 function closeDialog() {
   byId("dialog").close();
+  refocus();
 }
 
 export function field(label, input) {
@@ -47,6 +53,7 @@ export function lines(text) {
 
 // onClose: what gets the focus back once the dialog is closed.
 export function wireDialog(onClose) {
+  refocus = onClose;
   byId("dialog-form").addEventListener("submit", async function (event) {
     event.preventDefault();
     const action = state.dialogAction;

@@ -193,6 +193,35 @@ def test_a_lead_sorts_the_codes_by_keyboard(board_page, sign_in, round_coded):
     assert not Code.objects.filter(board=board, name="busy loop").exists()
 
 
+def test_a_key_pressed_as_a_dialog_closes_reaches_the_board(board_page, sign_in, round_coded):
+    # The dialog's OK re-draws the board and closes the dialog; the next key must reach the
+    # board at once. Focus left on the closed dialog's field until the dialog's "close" event
+    # (a later task, late on a loaded machine) made the board ignore that key as typing.
+    page = board_page
+    sign_in(round_coded["lead"])
+    page.goto("/studies/open/board/")
+    expect(page.locator(".code-card.current")).to_be_focused()
+    page.evaluate(
+        """() => {
+            window.focusAtClose = [];
+            const dialog = document.getElementById("dialog");
+            new MutationObserver(() => {
+                if (!dialog.open) {
+                    const at = document.activeElement;
+                    window.focusAtClose.push(at.dataset.id ? "card " + at.dataset.id : at.tagName);
+                }
+            }).observe(dialog, { attributes: true, attributeFilter: ["open"] });
+        }"""
+    )
+    page.keyboard.press("r")
+    expect(page.get_by_test_id("dialog")).to_be_visible()
+    page.keyboard.type("thrashing cache")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("dialog")).to_be_hidden()
+    current = page.locator(".code-card.current").get_attribute("data-id")
+    assert page.evaluate("window.focusAtClose") == [f"card {current}"]
+
+
 def test_a_lead_sorts_the_codes_by_mouse_and_freezes_the_board(board_page, sign_in, round_coded):
     page = board_page
     board, study = round_coded["board"], round_coded["study"]
