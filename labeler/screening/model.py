@@ -152,8 +152,18 @@ def fold_average(models: Sequence[Pipeline], texts: Sequence[str]) -> np.ndarray
     return scores(models, texts).mean(axis=0)
 
 
-# TfidfVectorizer's settings that only shape its vocabulary when fitted; transforming ignores them.
-_FIT_ONLY = {"max_df", "min_df", "max_features", "vocabulary", "norm", "use_idf", "smooth_idf"}
+# TfidfVectorizer's settings the models need not share to be tokenized together: the ones that
+# only shaped a vocabulary when it was fitted, and the weighting each model applies on its own.
+_OWN = {
+    "max_df",
+    "min_df",
+    "max_features",
+    "vocabulary",
+    "norm",
+    "use_idf",
+    "smooth_idf",
+    "sublinear_tf",
+}
 
 
 def scores(models: Sequence[Pipeline], texts: Sequence[str]) -> np.ndarray:
@@ -166,17 +176,17 @@ def scores(models: Sequence[Pipeline], texts: Sequence[str]) -> np.ndarray:
     if not models or not texts:
         return np.zeros((len(models), len(texts)))
     vectorizers = [fitted.named_steps["tfidf"] for fitted in models]
-    settings = {k: v for k, v in vectorizers[0].get_params().items() if k not in _FIT_ONLY}
-    if any(
-        {k: v for k, v in other.get_params().items() if k not in _FIT_ONLY} != settings
-        for other in vectorizers[1:]
-    ):
+    settings = [
+        {k: v for k, v in vectorizer.get_params().items() if k not in _OWN}
+        for vectorizer in vectorizers
+    ]
+    if any(other != settings[0] for other in settings[1:]):
         raise ValueError("the models tokenize differently: score them one by one")
     union: dict[str, int] = {}
     for vectorizer in vectorizers:
         for word in vectorizer.vocabulary_:
             union.setdefault(word, len(union))
-    counting = {k: v for k, v in settings.items() if k in CountVectorizer().get_params()}
+    counting = {k: v for k, v in settings[0].items() if k in CountVectorizer().get_params()}
     counts = CountVectorizer(**counting, vocabulary=union).transform(list(texts)).tocsr()
     rows = []
     for fitted, vectorizer in zip(models, vectorizers, strict=True):
